@@ -1,0 +1,108 @@
+#pragma once
+// ReferenceExecutor: runs a graph on float32 CPU tensors, exactly per each op's definition
+// (the ONNX operator spec where one exists). It is the truth that rewrites and optimized
+// graphs are checked against. Tensors are freed after their last reader.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "autograph/core/tensor.hpp"
+#include "autograph/graph/graph.hpp"
+#include "autograph/graph/topological_order.hpp"
+#include "autograph/runtime/cpu/kernels.hpp"
+#include "autograph/runtime/reference_kernel.hpp"
+
+namespace autograph {
+
+template <class Set = BuiltinOps>
+class ReferenceExecutor {
+ public:
+  /// Runs `g` with inputs given positionally, in the order of g.inputs().
+  std::vector<Tensor> run(Graph<Set> const& g, std::span<Tensor const> inputs) const {
+    auto ids = g.inputs();
+    if (inputs.size() != ids.size())
+      throw ExecutionError("the graph has " + std::to_string(ids.size()) + " inputs, " + std::to_string(inputs.size()) + " were given");
+    std::map<NodeId, Tensor> bound;
+    for (std::size_t i = 0; i < ids.size(); ++i) bound.emplace(ids[i], inputs[i]);
+    return execute(g, bound);
+  }
+  std::vector<Tensor> run(Graph<Set> const& g, std::initializer_list<Tensor> inputs) const {
+    return run(g, std::span<Tensor const>(inputs.begin(), inputs.size()));
+  }
+  /// Runs `g` with inputs bound by the Input nodes' labels.
+  std::vector<Tensor> run(Graph<Set> const& g, std::map<std::string, Tensor> const& inputs) const {
+    std::map<NodeId, Tensor> bound;
+    std::size_t used = 0;
+    for (NodeId id : g.inputs()) {
+      auto const& label = g[id].template get_if<Input>()->label;
+      auto it = inputs.find(label);
+      if (it == inputs.end()) throw ExecutionError("no tensor given for graph input '" + label + "'");
+      bound.emplace(id, it->second);
+      ++used;
+    }
+    if (used != inputs.size())
+      for (auto const& [name, t] : inputs) {
+        bool known = false;
+        for (NodeId id : g.inputs()) known = known || g[id].template get_if<Input>()->label == name;
+        if (!known) throw ExecutionError("'" + name + "' is not an input of the graph");
+      }
+    return execute(g, bound);
+  }
+
+ private:
+  std::vector<Tensor> execute(Graph<Set> const& g, std::map<NodeId, Tensor> const& bound) const {
+    auto order = topological_order(g);
+    std::vector<std::vector<Tensor>> values(g.id_bound());
+    std::vector<std::size_t> pending(g.id_bound(), 0);  // readers not yet run (+1 per graph output)
+    for (NodeId id : order) pending[id] = g.users(id).size();
+    for (Value o : g.outputs()) ++pending[o.node];
+
+    for (NodeId id : order) {
+      auto const& n = g[id];
+      std::vector<Tensor> in;
+      in.reserve(n.inputs.size());
+      for (Value v : n.inputs) in.push_back(values[v.node][v.port]);
+      values[id] = visit_op<Set>(n.op, [&](auto const& op) { return run_node(g, id, op, in, bound); });
+      for (Value v : n.inputs)
+        if (--pending[v.node] == 0) values[v.node].clear();
+    }
+    std::vector<Tensor> out;
+    for (Value o : g.outputs()) out.push_back(values[o.node][o.port]);
+    return out;
+  }
+
+  template <class Op>
+  std::vector<Tensor> run_node(Graph<Set> const& g, NodeId id, Op const& op, std::span<Tensor const> in,
+                               std::map<NodeId, Tensor> const& bound) const {
+    auto const& n = g[id];
+    if constexpr (std::is_same_v<Op, Input>) {
+      Tensor const& t = bound.at(id);
+      if (t.shape() != op.desc.shape)
+        throw ExecutionError("input '" + op.label + "' expects shape " + op.desc.shape.to_string() + ", got " + t.shape().to_string());
+      return {t};
+    } else if constexpr (std::is_same_v<Op, Weight>) {
+      if (!op.data)
+        throw ExecutionError(g.label(id) + " " + op.desc.shape.to_string() +
+                             " has no data: load the model's weights or call fill_random_weights(graph, seed)");
+      return {Tensor(op.desc.shape, op.data)};
+    } else {
+      static_assert(ReferenceExecutable<Op>,
+                    "no reference kernel for this op: specialise autograph::reference::Kernel<YourOp> or give the op an "
+                    "evaluate(inputs, output_descs) member");
+      try {
+        auto out = reference::evaluate(op, in, std::span<TensorDesc const>(n.outputs));
+        if (out.size() != n.outputs.size())
+          throw ExecutionError("kernel returned " + std::to_string(out.size()) + " outputs, expected " + std::to_string(n.outputs.size()));
+        for (std::size_t i = 0; i < out.size(); ++i)
+          if (out[i].shape() != n.outputs[i].shape)
+            throw ExecutionError("kernel output " + std::to_string(i) + " has shape " + out[i].shape().to_string() + ", expected " +
+                                 n.outputs[i].shape.to_string());
+        return out;
+      } catch (ExecutionError const& e) {
+        throw ExecutionError(g.label(id) + ": " + e.what());
+      }
+    }
+  }
+};
+
+}  // namespace autograph

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# README command 1: install what is missing, build, and run the main job on a built-in model.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DAUTOGRAPH_BUILD_TESTS=OFF -DAUTOGRAPH_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build build --target autograph_cli -j "$(nproc)"
+./build/tools/autograph "${@:-models}"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# README command 2 (and CI): install what is missing, build everything, run every test;
+# then the same tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+jobs=$(nproc)
+start=$SECONDS
+
+echo "== build (Release, warnings as errors)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" -DAUTOGRAPH_WERROR=ON >/dev/null
+cmake --build build -j "$jobs"
+echo "== test"
+ctest --test-dir build --output-on-failure -j "$jobs" --timeout 900
+
+echo "== build (ASan + UBSan)"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DAUTOGRAPH_SANITIZE=ON -DAUTOGRAPH_WERROR=ON \
+  -DAUTOGRAPH_BUILD_BENCHMARKS=OFF -DAUTOGRAPH_BUILD_EXAMPLES=ON -DCMAKE_CXX_FLAGS="-O1" >/dev/null
+cmake --build build-asan -j "$jobs"
+echo "== test (ASan + UBSan)"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" --timeout 1800 -LE "package|slow"
+
+echo "== all tests passed in $((SECONDS - start)) s"

@@ -1,0 +1,17 @@
+# Installs autograph (headers + package config) and builds a consumer against it.
+file(REMOVE_RECURSE ${BUILD_DIR})
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "command failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+endfunction()
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${BUILD_DIR}/lib -DCMAKE_CXX_COMPILER=${CXX}
+    -DAUTOGRAPH_BUILD_TESTS=OFF -DAUTOGRAPH_BUILD_BENCHMARKS=OFF -DAUTOGRAPH_BUILD_TOOLS=OFF
+    -DAUTOGRAPH_BUILD_EXAMPLES=OFF -DAUTOGRAPH_CUDA=OFF -DCMAKE_INSTALL_PREFIX=${BUILD_DIR}/prefix)
+run(${CMAKE_COMMAND} --install ${BUILD_DIR}/lib)
+run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${BUILD_DIR}/consumer -DCMAKE_CXX_COMPILER=${CXX}
+    -DCMAKE_PREFIX_PATH=${BUILD_DIR}/prefix)
+run(${CMAKE_COMMAND} --build ${BUILD_DIR}/consumer)
+run(${BUILD_DIR}/consumer/consumer)
+message(STATUS "consumer built against the installed package and ran")
