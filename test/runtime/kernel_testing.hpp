@@ -16,16 +16,26 @@ inline void PrintTo(Shape const& s, std::ostream* os) { *os << s.to_string(); }
 
 namespace autograph::testing {
 
+inline std::vector<TensorDesc> descs_of(std::vector<Tensor> const& in) {
+  std::vector<TensorDesc> d;
+  for (Tensor const& t : in) d.push_back({t.shape()});
+  return d;
+}
+
+/// Expects the kernel to have returned exactly the inferred shapes. (Not a template: gtest
+/// assertions are costly to instantiate once per op.)
+inline void expect_shapes(std::vector<Tensor> const& out, std::vector<TensorDesc> const& want) {
+  EXPECT_EQ(out.size(), want.size());
+  for (std::size_t i = 0; i < out.size() && i < want.size(); ++i) EXPECT_EQ(out[i].shape(), want[i].shape) << "output " << i;
+}
+
 /// Runs reference::Kernel<Op> on `in`, with the output descriptors op.infer() gives; checks
 /// the kernel returned exactly those shapes.
 template <class Op>
 std::vector<Tensor> run_kernel(Op const& op, std::vector<Tensor> const& in) {
-  std::vector<TensorDesc> descs;
-  for (Tensor const& t : in) descs.push_back({t.shape()});
-  std::vector<TensorDesc> out_descs = op.infer(descs);
+  std::vector<TensorDesc> out_descs = op.infer(descs_of(in));
   std::vector<Tensor> out = reference::Kernel<Op>{}(op, in, out_descs);
-  EXPECT_EQ(out.size(), out_descs.size());
-  for (std::size_t i = 0; i < out.size() && i < out_descs.size(); ++i) EXPECT_EQ(out[i].shape(), out_descs[i].shape) << "output " << i;
+  expect_shapes(out, out_descs);
   return out;
 }
 

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "autograph/runtime/cpu/unary.hpp"
@@ -17,12 +17,14 @@ using testing::tensor_near;
 
 /// Runs Unary<K> on `xs` and compares with `f` evaluated in double. (`f` is a plain function
 /// pointer so that only the kernel call is instantiated per kind: this TU compiles fast.)
-template <UnaryKind K>
-void expect_unary(Unary<K> op, std::vector<float> const& xs, double (*f)(double)) {
+void expect_values(std::string_view what, Tensor const& y, std::vector<float> const& xs, double (*f)(double)) {
   std::vector<float> want;
   for (float x : xs) want.push_back(static_cast<float>(f(static_cast<double>(x))));
-  auto n = static_cast<std::int64_t>(xs.size());
-  EXPECT_TRUE(tensor_near(run1(op, {Tensor({n}, xs)}), {n}, want, 1e-6)) << unary_name(K);
+  EXPECT_TRUE(tensor_near(y, {static_cast<std::int64_t>(xs.size())}, want, 1e-6)) << what;
+}
+template <UnaryKind K>
+void expect_unary(Unary<K> op, std::vector<float> const& xs, double (*f)(double)) {
+  expect_values(unary_name(K), run1(op, {Tensor({static_cast<std::int64_t>(xs.size())}, xs)}), xs, f);
 }
 
 TEST(UnaryKernel, EveryKindAgainstTheStandardLibrary) {

@@ -23,7 +23,7 @@ namespace autograph {
 
 struct ConvOptions {
   std::array<std::int64_t, 2> stride{1, 1};
-  std::optional<std::array<std::int64_t, 4>> pad;  // default: "same" for stride 1 ((k-1)/2 each side)
+  std::optional<std::array<std::int64_t, 4>> pad = std::nullopt;  // default: "same" for stride 1 ((k-1)/2 each side)
   std::array<std::int64_t, 2> dilation{1, 1};
   std::int64_t groups = 1;
   Activation act = Activation::none;

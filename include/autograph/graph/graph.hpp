@@ -83,7 +83,10 @@ class Graph {
 
   // ---- editing ----------------------------------------------------------------------------
   /// Adds a node; infers its output descriptors. Throws ShapeError/GraphError naming the node.
-  NodeId add(Op op, std::span<Value const> inputs, std::string name = {}) {
+  /// Takes exactly an AnyOp (no implicit conversion), so a concrete op type outside the set
+  /// is rejected at compile time by the overloads below.
+  template <std::same_as<AnyOp> A>
+  NodeId add(A op, std::span<Value const> inputs, std::string name = {}) {
     if (!op.has_value()) throw GraphError("add(): empty operator" + (name.empty() ? std::string{} : " for '" + name + "'"));
     if (!Set::holds(op)) throw GraphError(describe(op, name) + ": the operator type is not in this graph's operator set");
     std::vector<TensorDesc> in;
@@ -104,12 +107,12 @@ class Graph {
   template <Operator O>
     requires Set::template contains<O>
   NodeId add(O op, std::initializer_list<Value> inputs, std::string name = {}) {
-    return add(Op{std::move(op)}, std::span<Value const>(inputs.begin(), inputs.size()), std::move(name));
+    return add(AnyOp{std::move(op)}, std::span<Value const>(inputs.begin(), inputs.size()), std::move(name));
   }
   template <Operator O>
     requires Set::template contains<O>
   NodeId add(O op, std::span<Value const> inputs, std::string name = {}) {
-    return add(Op{std::move(op)}, inputs, std::move(name));
+    return add(AnyOp{std::move(op)}, inputs, std::move(name));
   }
 
   /// Sets the graph's outputs (in order).

@@ -12,8 +12,8 @@ namespace autograph {
 
 struct DotOptions {
   bool show_weights = false;                       // weights clutter big models
-  std::function<std::string(NodeId)> fill_color;  // e.g. per stream; empty string: default
-  std::string title;
+  std::function<std::string(NodeId)> fill_color = {};  // e.g. per stream; empty string: default
+  std::string title = {};
 };
 
 namespace detail {

@@ -1,0 +1,154 @@
+// Graph editing: adding, rewiring, removing, validation, copy-on-write sharing.
+#include <autograph/graph/graph.hpp>
+#include <autograph/graph/topological_order.hpp>
+#include <autograph/graph/validate.hpp>
+#include <gtest/gtest.h>
+
+using namespace autograph;
+
+namespace {
+struct Diamond {
+  Graph<> g;
+  NodeId x, a, b, sum;
+  Diamond() {
+    x = g.add(Input{{Shape{2, 3}}, "x"}, {}, "x");
+    a = g.add(Relu{}, {Value{x}}, "a");
+    b = g.add(Sigmoid{}, {Value{x}}, "b");
+    sum = g.add(Add{}, {Value{a}, Value{b}}, "sum");
+    g.set_outputs({Value{sum}});
+  }
+};
+}  // namespace
+
+TEST(Graph, AddInfersAndTracksUsers) {
+  Diamond d;
+  EXPECT_EQ(d.g.num_nodes(), 4u);
+  EXPECT_EQ(d.g.desc(Value{d.sum}).shape, (Shape{2, 3}));
+  ASSERT_EQ(d.g.users(d.x).size(), 2u);
+  EXPECT_EQ(d.g.users(d.x)[0], (Use{d.a, 0}));
+  EXPECT_EQ(d.g.users(d.x)[1], (Use{d.b, 0}));
+  EXPECT_TRUE(d.g[d.a].is<Relu>());
+  EXPECT_EQ(d.g[d.sum].op_name(), "Add");
+  EXPECT_EQ(d.g.label(d.a), "Relu 'a'");
+  EXPECT_EQ(d.g.inputs(), std::vector<NodeId>{d.x});
+  validate(d.g);
+}
+
+TEST(Graph, FailedAddLeavesGraphUnchanged) {
+  Diamond d;
+  auto before = d.g.num_nodes();
+  try {
+    d.g.add(MatMul{}, {Value{d.a}, Value{d.b}}, "mm");  // [2,3] x [2,3]: inner dims differ
+    FAIL();
+  } catch (ShapeError const& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("MatMul 'mm'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("inputs ([2,3], [2,3])"), std::string::npos) << msg;
+  }
+  EXPECT_THROW(d.g.add(Relu{}, {Value{99}}, "r"), GraphError);
+  EXPECT_THROW(d.g.add(Relu{}, {Value{d.a, 1}}, "r"), GraphError);  // Relu has one output
+  EXPECT_EQ(d.g.num_nodes(), before);
+  EXPECT_EQ(d.g.users(d.a).size(), 1u);
+  validate(d.g);
+}
+
+TEST(Graph, ReplaceUsesAndRemove) {
+  Diamond d;
+  NodeId t = d.g.add(Tanh{}, {Value{d.x}}, "t");
+  d.g.replace_uses(Value{d.b}, Value{t});
+  EXPECT_EQ(d.g[d.sum].inputs[1], Value{t});
+  EXPECT_TRUE(d.g.users(d.b).empty());
+  d.g.remove(d.b);
+  EXPECT_FALSE(d.g.contains(d.b));
+  EXPECT_EQ(d.g.num_nodes(), 4u);
+  validate(d.g);
+  EXPECT_THROW(d.g.remove(d.a), GraphError);    // still read by sum
+  EXPECT_THROW(d.g.remove(d.sum), GraphError);  // a graph output
+  // Descriptors must agree.
+  NodeId wide = d.g.add(Concat{1}, {Value{d.a}, Value{d.a}}, "wide");
+  EXPECT_THROW(d.g.replace_uses(Value{d.a}, Value{wide}), GraphError);
+  validate(d.g);
+}
+
+TEST(Graph, ReplaceUsesUpdatesOutputs) {
+  Diamond d;
+  NodeId t = d.g.add(Tanh{}, {Value{d.sum}}, "t");
+  NodeId u = d.g.add(Neg{}, {Value{d.sum}}, "u");
+  d.g.replace_uses(Value{d.sum}, Value{d.a});
+  EXPECT_EQ(d.g.outputs()[0], Value{d.a});
+  EXPECT_EQ(d.g[t].inputs[0], Value{d.a});
+  EXPECT_EQ(d.g[u].inputs[0], Value{d.a});
+  std::size_t removed = d.g.remove_dead();  // t, u, sum and b no longer reach the output
+  EXPECT_EQ(removed, 4u);
+  EXPECT_EQ(d.g.num_nodes(), 2u);
+  validate(d.g);
+}
+
+TEST(Graph, CycleIsDetected) {
+  Diamond d;
+  // Point a's input at sum: x -> b -> sum -> a -> sum is a cycle.
+  d.g.set_input(Use{d.a, 0}, Value{d.sum});
+  EXPECT_THROW(topological_order(d.g), GraphError);
+  try {
+    validate(d.g);
+    FAIL();
+  } catch (GraphError const& e) {
+    EXPECT_NE(std::string(e.what()).find("cycle"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Graph, SetInputChecksDescriptor) {
+  Diamond d;
+  NodeId wide = d.g.add(Concat{1}, {Value{d.x}, Value{d.x}}, "wide");
+  EXPECT_THROW(d.g.set_input(Use{d.a, 0}, Value{wide}), GraphError);
+  EXPECT_THROW(d.g.set_input(Use{d.a, 3}, Value{d.x}), GraphError);
+  validate(d.g);
+}
+
+TEST(Graph, ReplaceOpKeepsOutputs) {
+  Diamond d;
+  d.g.replace_op(d.a, Tanh{});
+  EXPECT_TRUE(d.g[d.a].is<Tanh>());
+  EXPECT_THROW(d.g.replace_op(d.a, Transpose{{1, 0}}), GraphError);  // [2,3] -> [3,2]
+  EXPECT_TRUE(d.g[d.a].is<Tanh>());
+}
+
+TEST(Graph, CopiesShareUntilWritten) {
+  Diamond d;
+  Graph<> copy = d.g;
+  NodeId t = copy.add(Tanh{}, {Value{d.sum}}, "t");
+  copy.set_outputs({Value{t}});
+  copy.replace_op(d.a, Sigmoid{});
+  // The original is untouched by edits to the copy.
+  EXPECT_EQ(d.g.num_nodes(), 4u);
+  EXPECT_TRUE(d.g[d.a].is<Relu>());
+  EXPECT_EQ(d.g.users(d.sum).size(), 0u);
+  EXPECT_EQ(copy.users(d.sum).size(), 1u);
+  validate(d.g);
+  validate(copy);
+}
+
+TEST(Graph, ManyNodesAcrossChunks) {
+  Graph<> g;
+  Value v{g.add(Input{{Shape{4}}, "x"}, {}, "x")};
+  for (int i = 0; i < 300; ++i) v = Value{g.add(Relu{}, {v})};
+  g.set_outputs({v});
+  Graph<> copy = g;
+  copy.replace_op(150, Tanh{});
+  EXPECT_TRUE(g[150].is<Relu>());
+  EXPECT_TRUE(copy[150].is<Tanh>());
+  EXPECT_EQ(topological_order(copy).size(), 301u);
+  validate(copy);
+}
+
+TEST(Graph, RejectsOpsOutsideItsSet) {
+  using Small = OpSet<Input, Relu>;
+  Graph<Small> g;
+  auto x = g.add(Input{{Shape{2}}, "x"}, {});
+  EXPECT_THROW(g.add(AnyOp{Tanh{}}, std::vector<Value>{Value{x}}, "t"), GraphError);
+}
+
+template <class G, class O>
+concept CanAdd = requires(G& g, O op) { g.add(op, std::initializer_list<Value>{}); };
+static_assert(CanAdd<Graph<OpSet<Input, Relu>>, Relu> && !CanAdd<Graph<OpSet<Input, Relu>>, Tanh>,
+              "a graph accepts exactly the op types of its set at compile time");
