@@ -1,0 +1,121 @@
+#pragma once
+// Cutting a part out of a graph and putting an optimized version back.
+//
+// extract(): the nodes of a part become a graph of their own. Every value the part reads from
+// outside becomes an Input placeholder; weights the part reads are copied in (the same shared
+// op, so no data is copied). The subgraph's outputs are the part's values that are read
+// outside it or are graph outputs.
+// stitch(): adds an optimized subgraph's nodes to the full graph, wires its placeholders back
+// to the outside values, redirects the readers of the old part's outputs, and removes what
+// is no longer used.
+#include <algorithm>
+#include <unordered_map>
+#include <vector>
+
+#include "autograph/graph/graph.hpp"
+#include "autograph/graph/topological_order.hpp"
+
+namespace autograph {
+
+template <class Set>
+struct Subgraph {
+  Graph<Set> graph;
+  std::vector<Value> inputs;   // outside value bound to each placeholder (in g.inputs() order of `graph`)
+  std::vector<Value> outputs;  // the part's value behind each subgraph output
+};
+
+namespace detail {
+inline std::string placeholder_label(Value v) { return "@" + std::to_string(v.node) + ":" + std::to_string(v.port); }
+}  // namespace detail
+
+/// Extracts the part `nodes` (any order; source nodes in it are fine). Weights read by the part
+/// are included even when not listed.
+template <class Set>
+Subgraph<Set> extract(Graph<Set> const& g, std::vector<NodeId> const& nodes) {
+  std::vector<char> in_part(g.id_bound(), 0);
+  for (NodeId n : nodes) in_part[n] = 1;
+  Subgraph<Set> sub;
+  std::unordered_map<std::uint64_t, Value> map;  // (node << 32 | port) in g -> value in sub
+  auto key = [](Value v) { return (std::uint64_t{v.node} << 32) | v.port; };
+  for (NodeId id : topological_order(g)) {
+    if (!in_part[id]) continue;
+    auto const& n = g[id];
+    std::vector<Value> ins;
+    for (Value v : n.inputs) {
+      auto it = map.find(key(v));
+      if (it == map.end()) {
+        Value outside;
+        if (g[v.node].template is<Weight>()) {
+          outside = Value{sub.graph.add(g[v.node].op, std::span<Value const>{}, g[v.node].name), 0};
+        } else {
+          outside = Value{sub.graph.add(AnyOp{Input{g.desc(v), detail::placeholder_label(v)}}, std::span<Value const>{}), 0};
+          sub.inputs.push_back(v);
+        }
+        it = map.emplace(key(v), outside).first;
+      }
+      ins.push_back(it->second);
+    }
+    NodeId nid = sub.graph.add(n.op, std::span<Value const>(ins), n.name);
+    for (std::uint32_t p = 0; p < n.outputs.size(); ++p) map.emplace(key(Value{id, p}), Value{nid, p});
+  }
+  // Outputs: part values read outside the part, or graph outputs.
+  std::vector<Value> outs;
+  for (NodeId id : nodes) {
+    if (g[id].template is<Weight>()) continue;
+    for (std::uint32_t p = 0; p < g[id].outputs.size(); ++p) {
+      Value v{id, p};
+      bool escapes = g.is_output(v);
+      for (Use u : g.users(id))
+        escapes = escapes || (!in_part[u.node] && g[u.node].inputs[u.input] == v);
+      if (escapes) outs.push_back(v);
+    }
+  }
+  std::ranges::sort(outs);
+  std::vector<Value> sub_outs;
+  for (Value v : outs) sub_outs.push_back(map.at(key(v)));
+  sub.graph.set_outputs(sub_outs);
+  sub.outputs = outs;
+  return sub;
+}
+
+/// Replaces the part that `sub` was extracted from by `optimized` (a rewrite of sub.graph with
+/// the same placeholders and outputs). @post the readers of the part's outputs read the
+/// optimized values; the old part's nodes that nothing reads any more are removed.
+template <class Set>
+void stitch(Graph<Set>& g, Subgraph<Set> const& sub, Graph<Set> const& optimized) {
+  if (optimized.outputs().size() != sub.outputs.size())
+    throw GraphError("stitch(): the optimized part has " + std::to_string(optimized.outputs().size()) + " outputs, the part had " +
+                     std::to_string(sub.outputs.size()));
+  Graph<Set> result = g;  // edit a copy (cheap) so a failure leaves g untouched
+  std::unordered_map<std::string, Value> placeholders;
+  for (Value v : sub.inputs) placeholders.emplace(detail::placeholder_label(v), v);
+  std::vector<Value> map_node(optimized.id_bound());  // port 0 base per node
+  std::vector<NodeId> new_id(optimized.id_bound(), no_node);
+  for (NodeId id : topological_order(optimized)) {
+    auto const& n = optimized[id];
+    if (auto const* in = n.template get_if<Input>()) {
+      auto it = placeholders.find(in->label);
+      if (it == placeholders.end()) throw GraphError("stitch(): the optimized part reads an unknown input '" + in->label + "'");
+      map_node[id] = it->second;
+      continue;
+    }
+    std::vector<Value> ins;
+    for (Value v : n.inputs) {
+      if (new_id[v.node] == no_node) {  // a placeholder
+        ins.push_back(map_node[v.node]);
+      } else {
+        ins.push_back(Value{new_id[v.node], v.port});
+      }
+    }
+    new_id[id] = result.add(n.op, std::span<Value const>(ins), n.name);
+  }
+  for (std::size_t i = 0; i < sub.outputs.size(); ++i) {
+    Value o = optimized.outputs()[i];
+    Value to = new_id[o.node] == no_node ? map_node[o.node] : Value{new_id[o.node], o.port};
+    result.replace_uses(sub.outputs[i], to);
+  }
+  result.remove_dead();
+  g = std::move(result);
+}
+
+}  // namespace autograph

@@ -1,0 +1,112 @@
+#pragma once
+// Backtracking search over equivalent graphs (TASO Alg. 2 with AutoGraph's relaxation).
+//
+// From the start graph, every match of every rule is applied; a candidate is kept when its
+// cost is within `relax` (β) of the best cost seen, and explored cheapest first. Candidates
+// are deduplicated by structural hash *confirmed by equality* (TASO trusts the hash alone and
+// can drop a graph on a collision). The search stops when the queue is empty, or the budget
+// of expanded graphs or the time limit is reached, and says which.
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <queue>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "autograph/graph/graph.hpp"
+#include "autograph/graph/structural_hash.hpp"
+#include "autograph/search/rewrite_trail.hpp"
+
+namespace autograph {
+
+struct BacktrackingOptions {
+  double relax = 1.1;              // β: keep candidates costing < relax × best
+  std::size_t budget = 500;        // graphs expanded at most
+  std::size_t top_k = 1;           // distinct best graphs returned
+  double time_limit_s = 1e9;
+};
+
+template <class Set>
+struct Candidate {
+  Graph<Set> graph;
+  double cost = 0;
+  RewriteTrail trail;
+};
+
+template <class Set>
+struct SearchOutcome {
+  std::vector<Candidate<Set>> best;  // cheapest first, at most top_k, best[0] is the answer
+  std::size_t expanded = 0;          // graphs whose rewrites were generated
+  std::size_t generated = 0;         // candidate graphs produced by rewrites
+  std::size_t duplicates = 0;        // candidates dropped as already seen (hash + equality)
+  std::string stop_reason;
+};
+
+/// `expand(graph, emit)` calls `emit(Graph&& rewritten, std::string_view rule)` once per
+/// match of every rule; `cost(graph)` is the cost policy.
+template <class Set, class Expand, class Cost>
+SearchOutcome<Set> backtracking_search(Graph<Set> const& start, Expand&& expand, Cost&& cost, BacktrackingOptions const& opt = {}) {
+  auto t0 = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  SearchOutcome<Set> out;
+
+  std::vector<Candidate<Set>> pool;  // every kept candidate; the queue holds indices
+  auto by_cost = [&](std::size_t a, std::size_t b) { return pool[a].cost > pool[b].cost; };
+  std::priority_queue<std::size_t, std::vector<std::size_t>, decltype(by_cost)> queue(by_cost);
+  std::unordered_multimap<std::uint64_t, std::size_t> seen;  // hash -> pool index
+
+  auto is_new = [&](Graph<Set> const& g, std::uint64_t h) {
+    auto [lo, hi] = seen.equal_range(h);
+    for (auto it = lo; it != hi; ++it)
+      if (structurally_equal(pool[it->second].graph, g)) return false;
+    return true;
+  };
+  pool.push_back({start, cost(start), {}});
+  seen.emplace(structural_hash(start), 0);
+  queue.push(0);
+  double best_cost = pool[0].cost;
+
+  out.stop_reason = "no candidate left within the relaxation";
+  while (!queue.empty()) {
+    if (out.expanded >= opt.budget) {
+      out.stop_reason = "budget of " + std::to_string(opt.budget) + " expanded graphs reached";
+      break;
+    }
+    if (elapsed() > opt.time_limit_s) {
+      out.stop_reason = "time limit of " + std::to_string(opt.time_limit_s) + " s reached";
+      break;
+    }
+    std::size_t cur = queue.top();
+    queue.pop();
+    ++out.expanded;
+    // Copies (cheap: copy-on-write) because emitting grows `pool` and may move its elements.
+    Graph<Set> const current = pool[cur].graph;
+    RewriteTrail const current_trail = pool[cur].trail;
+    expand(current, [&](Graph<Set>&& next, std::string_view rule) {
+      ++out.generated;
+      double c = cost(next);
+      if (!(c < opt.relax * best_cost)) return;
+      std::uint64_t h = structural_hash(next);
+      if (!is_new(next, h)) {
+        ++out.duplicates;
+        return;
+      }
+      RewriteTrail trail = current_trail.then(std::string(rule));
+      pool.push_back({std::move(next), c, std::move(trail)});
+      seen.emplace(h, pool.size() - 1);
+      queue.push(pool.size() - 1);
+      best_cost = std::min(best_cost, c);
+    });
+  }
+
+  std::vector<std::size_t> order(pool.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::size_t k = std::min(opt.top_k == 0 ? std::size_t{1} : opt.top_k, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(k), order.end(),
+                    [&](std::size_t a, std::size_t b) { return pool[a].cost < pool[b].cost || (pool[a].cost == pool[b].cost && a < b); });
+  for (std::size_t i = 0; i < k; ++i) out.best.push_back(std::move(pool[order[i]]));
+  return out;
+}
+
+}  // namespace autograph
