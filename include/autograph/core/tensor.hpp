@@ -17,6 +17,7 @@ class Tensor {
   Tensor() = default;
   /// A zero-filled tensor of the given shape.
   explicit Tensor(Shape s) : shape_(s), data_(std::make_shared<std::vector<float>>(static_cast<std::size_t>(s.numel()))) {}
+  Tensor(Shape s, std::initializer_list<float> values) : Tensor(s, std::vector<float>(values)) {}
   Tensor(Shape s, std::vector<float> values) : shape_(s), data_(std::make_shared<std::vector<float>>(std::move(values))) {
     check_size();
   }

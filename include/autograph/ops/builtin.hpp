@@ -4,6 +4,7 @@
 #include "autograph/ops/batch_norm.hpp"
 #include "autograph/ops/concat.hpp"
 #include "autograph/ops/conv2d.hpp"
+#include "autograph/ops/conv_transpose.hpp"
 #include "autograph/ops/elementwise.hpp"
 #include "autograph/ops/layer_norm.hpp"
 #include "autograph/ops/matmul.hpp"
@@ -12,6 +13,7 @@
 #include "autograph/ops/pool2d.hpp"
 #include "autograph/ops/reduce.hpp"
 #include "autograph/ops/reshape.hpp"
+#include "autograph/ops/resize.hpp"
 #include "autograph/ops/slice.hpp"
 #include "autograph/ops/softmax.hpp"
 #include "autograph/ops/source.hpp"
@@ -24,6 +26,6 @@ namespace autograph {
 using BuiltinOps =
     OpSet<Input, Weight, Conv2D, Pool2D, MatMul, Add, Sub, Mul, Div, Pow, Max, Min, Relu, Sigmoid, Tanh, Gelu, Exp, Log, Sqrt, Erf,
           Neg, Abs, Reciprocal, LeakyRelu, Clip, HardSigmoid, HardSwish, Scale, Identity, BatchNorm, LayerNorm, Softmax, Concat,
-          Split, Reshape, Transpose, Slice, Pad, Enlarge, Reduce>;
+          Split, Reshape, Transpose, Slice, Pad, Enlarge, Reduce, ConvTranspose2D, Resize>;
 
 }  // namespace autograph

@@ -9,7 +9,7 @@ namespace autograph {
 struct Pad {
   static constexpr std::string_view name = "Pad";
   static constexpr Arity arity{1, 1};
-  std::vector<std::int64_t> pads;
+  std::vector<std::int64_t> pads = {};
   float value = 0.f;
 
   auto params() const { return std::tuple{pads, value}; }

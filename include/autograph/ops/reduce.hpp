@@ -13,7 +13,7 @@ struct Reduce {
   static constexpr std::string_view name = "Reduce";
   static constexpr Arity arity{1, 1};
   ReduceKind kind = ReduceKind::mean;
-  std::vector<std::int64_t> axes;
+  std::vector<std::int64_t> axes = {};
   bool keepdims = true;
 
   auto params() const { return std::tuple{kind, axes, keepdims}; }

@@ -9,7 +9,7 @@ namespace autograph {
 struct Reshape {
   static constexpr std::string_view name = "Reshape";
   static constexpr Arity arity{1, 1};
-  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> shape = {};
 
   auto params() const { return std::tuple{shape}; }
   bool operator==(Reshape const&) const = default;

@@ -43,15 +43,15 @@ constexpr std::string_view to_string(ResizeNearest n) {
 struct Resize {
   static constexpr std::string_view name = "Resize";
   static constexpr Arity arity{1, 1};
-  std::vector<std::int64_t> sizes;  // the output shape, one entry per input dimension
-  std::vector<double> scales;       // the scale per dimension when the model gave scales; empty: sizes / input
+  std::vector<std::int64_t> sizes{};  // the output shape, one entry per input dimension
+  std::vector<double> scales{};     // the scale per dimension when the model gave scales; empty: sizes / input
   ResizeMode mode = ResizeMode::nearest;
   ResizeCoordinate coordinate = ResizeCoordinate::half_pixel;
   ResizeNearest nearest = ResizeNearest::round_prefer_floor;
   float cubic_coeff_a = -0.75f;
   bool exclude_outside = false;
   float extrapolation_value = 0.f;
-  std::vector<double> roi;  // tf_crop_and_resize: starts then ends, normalised, one per dimension each
+  std::vector<double> roi{};  // tf_crop_and_resize: starts then ends, normalised, one per dimension each
 
   auto params() const { return std::tuple{sizes, scales, mode, coordinate, nearest, cubic_coeff_a, exclude_outside, extrapolation_value, roi}; }
   bool operator==(Resize const&) const = default;

@@ -10,7 +10,7 @@ namespace autograph {
 struct Slice {
   static constexpr std::string_view name = "Slice";
   static constexpr Arity arity{1, 1};
-  std::vector<std::int64_t> axes, starts, ends, steps;
+  std::vector<std::int64_t> axes = {}, starts = {}, ends = {}, steps = {};
 
   auto params() const { return std::tuple{axes, starts, ends, steps}; }
   bool operator==(Slice const&) const = default;

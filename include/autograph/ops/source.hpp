@@ -14,8 +14,8 @@ struct Input {
   static constexpr std::string_view name = "Input";
   static constexpr Arity arity{0, 0};
   static constexpr bool is_source = true;
-  TensorDesc desc;
-  std::string label;  // the input's name: inputs are bound by it, and it is part of the identity
+  TensorDesc desc = {};
+  std::string label = {};  // the input's name: inputs are bound by it, and it is part of the identity
 
   auto params() const { return std::tuple{desc, label}; }
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
@@ -39,7 +39,7 @@ struct Weight {
   static constexpr Arity arity{0, 0};
   static constexpr bool is_source = true;
   TensorDesc desc;
-  std::shared_ptr<std::vector<float> const> data;  // null: shape only
+  std::shared_ptr<std::vector<float> const> data = nullptr;  // null: shape only
   std::uint64_t id = 0;                            // tells apart shape-only weights
   WeightInit init = WeightInit::fan_in;
 

@@ -11,7 +11,7 @@ struct Split {
   static constexpr std::string_view name = "Split";
   static constexpr Arity arity{1, 1};
   std::int64_t axis = 1;
-  std::vector<std::int64_t> sizes;
+  std::vector<std::int64_t> sizes = {};
 
   auto params() const { return std::tuple{axis, sizes}; }
   bool operator==(Split const&) const = default;

@@ -9,7 +9,7 @@ namespace autograph {
 struct Transpose {
   static constexpr std::string_view name = "Transpose";
   static constexpr Arity arity{1, 1};
-  std::vector<std::int64_t> perm;
+  std::vector<std::int64_t> perm = {};
 
   auto params() const { return std::tuple{perm}; }
   bool operator==(Transpose const&) const = default;

@@ -105,4 +105,9 @@ class ReferenceExecutor {
   }
 };
 
+#if defined(AUTOGRAPH_PRECOMPILED) && !defined(AUTOGRAPH_PRECOMPILED_SOURCE)
+// Instantiated once in src/precompiled.cpp for the project's own programs (compile time).
+extern template class ReferenceExecutor<BuiltinOps>;
+#endif
+
 }  // namespace autograph

@@ -1,5 +1,6 @@
 #pragma once
-// Softmax along one axis, numerically stable: y = exp(x - max) / sum(exp(x - max)).
+// Softmax along one axis, numerically stable: y = exp(x - max) / sum(exp(x - max)), the
+// division done as one reciprocal per softmax row.
 // The tensor is viewed as [outer, n, inner] (n the axis); for each outer block the inner
 // positions are processed side by side so every pass reads memory in order.
 #include <algorithm>
@@ -22,7 +23,7 @@ struct Kernel<Softmax> {
     for (std::size_t d = a + 1; d < xs.rank(); ++d) inner *= xs[d];
     std::int64_t outer = n * inner == 0 ? 0 : xs.numel() / (n * inner);
     Tensor y(xs);
-    std::vector<float> max(static_cast<std::size_t>(inner));
+    std::vector<float> max(static_cast<std::size_t>(inner)), inv(max.size());
     std::vector<double> sum(static_cast<std::size_t>(inner));
     for (std::int64_t o = 0; o < outer; ++o) {
       float const* x = in[0].ptr() + o * n * inner;
@@ -37,8 +38,9 @@ struct Kernel<Softmax> {
           yp[k * inner + i] = e;
           sum[i] += e;
         }
+      for (std::int64_t i = 0; i < inner; ++i) inv[i] = static_cast<float>(1.0 / sum[i]);
       for (std::int64_t k = 0; k < n; ++k)
-        for (std::int64_t i = 0; i < inner; ++i) yp[k * inner + i] = static_cast<float>(yp[k * inner + i] / sum[i]);
+        for (std::int64_t i = 0; i < inner; ++i) yp[k * inner + i] *= inv[i];
     }
     return {std::move(y)};
   }
