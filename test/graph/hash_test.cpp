@@ -52,6 +52,17 @@ TEST(StructuralHash, SeesInputOrderOfNonCommutativeOps) {
   EXPECT_FALSE(structurally_equal(make(false), make(true)));
 }
 
+TEST(StructuralHash, CommutedInputsAreTheSameGraph) {
+  auto make = [](bool flip) {
+    GraphBuilder b;
+    auto x = b.input("x", {4}), y = b.input("y", {4});
+    auto s = flip ? b.add(y, x) : b.add(x, y);
+    return std::move(b).build({b.mul(flip ? b.relu(s) : s, flip ? s : b.relu(s))});
+  };
+  EXPECT_EQ(structural_hash(make(false)), structural_hash(make(true)));
+  EXPECT_TRUE(structurally_equal(make(false), make(true)));
+}
+
 TEST(StructuralHash, SeesOutputsAndDeadNodes) {
   GraphBuilder b;
   auto x = b.input("x", {4});

@@ -24,10 +24,32 @@ std::vector<TensorDesc> input_descs(Graph<Set> const& g, NodeId id) {
   return in;
 }
 
+/// True when weight node `id` is a BatchNorm running statistic: every reader is a BatchNorm
+/// that reads it as its mean or var (inputs 3 and 4). Such weights are state, not trained
+/// parameters (PyTorch keeps them as buffers, Keras as non-trainable weights). Decided by the
+/// weight's role in the graph rather than its name, so it holds for imported graphs too.
+template <class Set>
+bool is_running_statistic(Graph<Set> const& g, NodeId id) {
+  auto users = g.users(id);
+  return g[id].template is<Weight>() && !users.empty() &&
+         std::ranges::all_of(users, [&](Use u) { return g[u.node].template is<BatchNorm>() && u.input >= 3; });
+}
+
+/// Elements of the weights a framework counts as parameters: all weights but BatchNorm running
+/// statistics (torchvision's and the papers' "parameters").
+template <class Set>
+std::int64_t trainable_parameters(Graph<Set> const& g) {
+  std::int64_t n = 0;
+  for (NodeId id : g.node_ids())
+    if (auto const* w = g[id].template get_if<Weight>(); w && !is_running_statistic(g, id)) n += w->desc.numel();
+  return n;
+}
+
 struct GraphStats {
   std::size_t operators = 0;   // nodes that run a kernel
   std::size_t edges = 0;       // edges between operator nodes
   std::int64_t parameters = 0; // elements of all weights
+  std::int64_t trainable_parameters = 0;  // parameters less BatchNorm running statistics (trainable_parameters())
   double macs = 0;             // multiply-accumulates of Conv2D and MatMul (and ops that report macs())
   double flops = 0;
   std::size_t width = 0;          // largest set of operators with no path between any two
@@ -63,7 +85,10 @@ GraphStats graph_stats(Graph<Set> const& g) {
     }
     depth[id] = d + (is_op ? 1 : 0);
     s.critical_path = std::max(s.critical_path, depth[id]);
-    if (auto const* w = n.template get_if<Weight>()) s.parameters += w->desc.numel();
+    if (auto const* w = n.template get_if<Weight>()) {
+      s.parameters += w->desc.numel();
+      if (!is_running_statistic(g, id)) s.trainable_parameters += w->desc.numel();
+    }
     if (!is_op) continue;
     ++s.operators;
     auto in = input_descs(g, id);

@@ -3,7 +3,10 @@
 // (type and parameters) with its inputs' hashes and ports; the graph hashes its outputs in
 // order plus the multiset of all node hashes. The same graph built in another order hashes
 // the same; a different parameter anywhere hashes differently. Input nodes hash by their
-// label and descriptor, so which input feeds where is part of the identity.
+// label and descriptor, so which input feeds where is part of the identity. The two inputs of
+// a commutative op (Add, Mul, Max, Min) hash as a set: a + b and b + a are one graph, so a
+// search never explores both.
+#include <algorithm>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -20,7 +23,12 @@ std::vector<std::uint64_t> node_hashes(Graph<Set> const& g) {
   for (NodeId id : topological_order(g)) {
     auto const& n = g[id];
     std::uint64_t x = n.op.hash();
-    for (Value in : n.inputs) x = hash_combine(x, hash_combine(h[in.node], in.port));
+    if (n.op.commutative() && n.inputs.size() == 2) {
+      std::uint64_t a = hash_combine(h[n.inputs[0].node], n.inputs[0].port), b = hash_combine(h[n.inputs[1].node], n.inputs[1].port);
+      x = hash_combine(hash_combine(x, std::min(a, b)), std::max(a, b));
+    } else {
+      for (Value in : n.inputs) x = hash_combine(x, hash_combine(h[in.node], in.port));
+    }
     h[id] = mix64(x);
   }
   return h;
@@ -37,7 +45,8 @@ std::uint64_t structural_hash(Graph<Set> const& g) {
 }
 
 /// True when `a` and `b` are the same graph up to node numbering and names: a bijection of
-/// live nodes that preserves operators, input order and ports, and graph outputs.
+/// live nodes that preserves operators, input order (either order for commutative ops) and
+/// ports, and graph outputs.
 /// Confirms a hash match (search never trusts the hash alone).
 template <class Set>
 bool structurally_equal(Graph<Set> const& a, Graph<Set> const& b) {
@@ -57,9 +66,11 @@ bool structurally_equal(Graph<Set> const& a, Graph<Set> const& b) {
       NodeId cand = it->second;
       auto const& nb = b[cand];
       if (used[cand] || na.op != nb.op || na.inputs.size() != nb.inputs.size()) continue;
+      auto maps_to = [&](Value va, Value vb) { return map[va.node] == vb.node && va.port == vb.port; };
       bool same = true;
-      for (std::size_t i = 0; i < na.inputs.size() && same; ++i)
-        same = map[na.inputs[i].node] == nb.inputs[i].node && na.inputs[i].port == nb.inputs[i].port;
+      for (std::size_t i = 0; i < na.inputs.size() && same; ++i) same = maps_to(na.inputs[i], nb.inputs[i]);
+      if (!same && na.op.commutative() && na.inputs.size() == 2)
+        same = maps_to(na.inputs[0], nb.inputs[1]) && maps_to(na.inputs[1], nb.inputs[0]);
       if (same) {
         map[id] = cand;
         used[cand] = 1;

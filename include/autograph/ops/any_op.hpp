@@ -40,48 +40,50 @@ class AnyOp {
 
   std::string_view name() const { return p_->name(); }
   bool is_source() const { return p_->is_source(); }
+  bool commutative() const { return p_->commutative(); }
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const { return p_->infer(in); }
   double flops(std::span<TensorDesc const> in, std::span<TensorDesc const> out) const { return p_->flops(in, out); }
   double macs(std::span<TensorDesc const> in, std::span<TensorDesc const> out) const { return p_->macs(in, out); }
   double bytes(std::span<TensorDesc const> in, std::span<TensorDesc const> out) const { return p_->bytes(in, out); }
-  std::uint64_t hash() const { return p_->hash(); }
+  std::uint64_t hash() const { return p_->hash; }  // computed once: ops are immutable
   std::string attributes() const { return p_->attributes(); }
   Arity arity() const { return p_->arity(); }
 
   friend bool operator==(AnyOp const& a, AnyOp const& b) {
     if (a.p_.get() == b.p_.get()) return true;
-    if (!a.p_ || !b.p_ || a.p_->tag != b.p_->tag) return false;
+    if (!a.p_ || !b.p_ || a.p_->tag != b.p_->tag || a.p_->hash != b.p_->hash) return false;
     return a.p_->equals(*b.p_);
   }
 
  private:
   struct Base {
     void const* tag;
+    std::uint64_t hash = 0;
     explicit Base(void const* t) : tag(t) {}
     virtual ~Base() = default;
     virtual std::string_view name() const = 0;
     virtual bool is_source() const = 0;
+    virtual bool commutative() const = 0;
     virtual Arity arity() const = 0;
     virtual std::vector<TensorDesc> infer(std::span<TensorDesc const>) const = 0;
     virtual double flops(std::span<TensorDesc const>, std::span<TensorDesc const>) const = 0;
     virtual double macs(std::span<TensorDesc const>, std::span<TensorDesc const>) const = 0;
     virtual double bytes(std::span<TensorDesc const>, std::span<TensorDesc const>) const = 0;
-    virtual std::uint64_t hash() const = 0;
     virtual std::string attributes() const = 0;
     virtual bool equals(Base const&) const = 0;
   };
   template <class O>
   struct Holder final : Base {
     O op;
-    explicit Holder(O o) : Base(&detail::type_tag<O>), op(std::move(o)) {}
+    explicit Holder(O o) : Base(&detail::type_tag<O>), op(std::move(o)) { this->hash = op_hash(op); }
     std::string_view name() const override { return O::name; }
     bool is_source() const override { return is_source_op<O>; }
+    bool commutative() const override { return is_commutative<O>; }
     Arity arity() const override { return O::arity; }
     std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const override { return op.infer(in); }
     double flops(std::span<TensorDesc const> in, std::span<TensorDesc const> out) const override { return op.flops(in, out); }
     double macs(std::span<TensorDesc const> in, std::span<TensorDesc const> out) const override { return op_macs(op, in, out); }
     double bytes(std::span<TensorDesc const> in, std::span<TensorDesc const> out) const override { return op_bytes(op, in, out); }
-    std::uint64_t hash() const override { return op_hash(op); }
     std::string attributes() const override { return op_attributes(op); }
     bool equals(Base const& other) const override { return op == static_cast<Holder const&>(other).op; }
   };

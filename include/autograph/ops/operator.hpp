@@ -48,6 +48,10 @@ concept Operator = std::regular<Op> && requires(Op const& op, std::span<TensorDe
 template <class Op>
 inline constexpr bool is_source_op = requires { requires Op::is_source; };
 
+/// Opt-in trait: binary ops whose two inputs may be swapped (Add, Mul, Max, Min).
+template <class Op>
+inline constexpr bool is_commutative = requires { requires Op::commutative; };
+
 /// Opt-in trait: elementwise ops (same shape in and out, one value per element).
 template <class Op>
 inline constexpr bool is_elementwise = requires { requires Op::elementwise; };

@@ -85,13 +85,13 @@ SearchOutcome<Set> backtracking_search(Graph<Set> const& start, Expand&& expand,
     RewriteTrail const current_trail = pool[cur].trail;
     expand(current, [&](Graph<Set>&& next, std::string_view rule) {
       ++out.generated;
-      double c = cost(next);
-      if (!(c < opt.relax * best_cost)) return;
-      std::uint64_t h = structural_hash(next);
+      std::uint64_t h = structural_hash(next);  // cheaper than the cost: dedupe first
       if (!is_new(next, h)) {
         ++out.duplicates;
         return;
       }
+      double c = cost(next);
+      if (!(c < opt.relax * best_cost)) return;
       RewriteTrail trail = current_trail.then(std::string(rule));
       pool.push_back({std::move(next), c, std::move(trail)});
       seen.emplace(h, pool.size() - 1);

@@ -91,6 +91,7 @@ inline PartitionPlan partition_dp(Partition const& p, std::function<double(std::
         chunk.push_back(next);
         size += p.parts[next].size();
         out.push_back(chunk);
+        std::ranges::sort(out.back());  // a chunk is a set: one spelling per set
       }
     }
     return out;

@@ -1,0 +1,64 @@
+#pragma once
+// Activation fusion: act(op(x, w, ...)) => op(x, w, ...; act) for ops with an `act` field
+// (Conv2D, MatMul) — one kernel instead of two (cuDNN/cuBLAS epilogues).
+#include "autograph/rules/library/common.hpp"
+
+namespace autograph::rules {
+
+template <class Act>
+inline constexpr Activation activation_of = Activation::none;
+template <>
+inline constexpr Activation activation_of<Relu> = Activation::relu;
+template <>
+inline constexpr Activation activation_of<Sigmoid> = Activation::sigmoid;
+template <>
+inline constexpr Activation activation_of<Tanh> = Activation::tanh;
+
+template <FixedString Name, class Producer, class Act>
+  requires(activation_of<Act> != Activation::none)
+struct FuseActivation : PatternRule<FuseActivation<Name, Producer, Act>> {
+  static constexpr std::string_view name = Name;
+
+  template <class Set>
+  static Pattern<Set> source() {
+    PatternBuilder<Set> p;
+    Var x = p.var();
+    auto op = p.op(is<Producer>, {x}).extra_inputs().when([](Producer const& o) {
+      return o.act == Activation::none ? ok : no_match("the op already applies an activation");
+    });
+    auto act = p.op(is<Act>, {op});
+    p.output(act);
+    return std::move(p).build();
+  }
+  template <class Set>
+  static Target apply(Rewriter<Set>& rw, Match const& m) {
+    auto const& g = rw.graph();
+    auto const& n = g[m.node(0)];
+    Producer fused = detail::op_at<Producer>(g, m.node(0));
+    fused.act = activation_of<Act>;
+    return {rw.add(fused, n.inputs, n.name)};
+  }
+  template <class Set>
+  static Graph<Set> example(std::mt19937_64& rng) {
+    GraphBuilder<Set> b;
+    Value y;
+    if constexpr (std::is_same_v<Producer, Conv2D>) {
+      auto x = b.input("x", {detail::pick(rng, {1, 2}), detail::pick(rng, {2, 3, 5}), detail::pick(rng, {5, 6}), detail::pick(rng, {4, 7})});
+      std::int64_t k = detail::pick(rng, {1, 3});
+      y = b.conv2d(x, detail::pick(rng, {2, 4}), {k, k}, {.stride = {detail::pick(rng, {1, 2}), 1}, .bias = detail::coin(rng)});
+    } else {
+      auto x = b.input("x", {detail::pick(rng, {2, 3}), detail::pick(rng, {3, 4}), detail::pick(rng, {5, 8})});
+      y = b.linear(x, detail::pick(rng, {3, 6}), false);
+    }
+    return std::move(b).build({b.add(Act{}, {y})});
+  }
+};
+
+using FuseConvRelu = FuseActivation<"fuse-conv-relu", Conv2D, Relu>;
+using FuseConvSigmoid = FuseActivation<"fuse-conv-sigmoid", Conv2D, Sigmoid>;
+using FuseConvTanh = FuseActivation<"fuse-conv-tanh", Conv2D, Tanh>;
+using FuseMatMulRelu = FuseActivation<"fuse-matmul-relu", MatMul, Relu>;
+using FuseMatMulSigmoid = FuseActivation<"fuse-matmul-sigmoid", MatMul, Sigmoid>;
+using FuseMatMulTanh = FuseActivation<"fuse-matmul-tanh", MatMul, Tanh>;
+
+}  // namespace autograph::rules

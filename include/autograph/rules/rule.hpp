@@ -1,0 +1,171 @@
+#pragma once
+// The Rule concept, rule sets as type lists, and applying one match.
+//
+// A rule has a kebab-case name, the operator types its root may have (the matcher looks those
+// up in the MatchIndex), a match() that reports every mapping rooted at a node, and an apply()
+// that builds the target through a Rewriter and returns the values that replace the match's
+// mapped outputs. Declarative rules derive from PatternRule and only write source() (a
+// Pattern) and apply(); rules whose source has a variable number of ops (a concat of any
+// arity) write match() by hand and end it with accept(). TASO's rules are data: one runtime
+// type (TasoRule) models the same concept.
+//
+//   struct FuseSwish : PatternRule<FuseSwish> {
+//     static constexpr std::string_view name = "fuse-swish";
+//     template <class Set> static Pattern<Set> source();      // x * sigmoid(x)
+//     template <class Set> static Target apply(Rewriter<Set>&, Match const&);
+//   };
+#include <boost/container/small_vector.hpp>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "autograph/rules/match_index.hpp"
+#include "autograph/rules/matcher.hpp"
+#include "autograph/rules/pattern.hpp"
+#include "autograph/rules/rewriter.hpp"
+
+namespace autograph::rules {
+
+/// What apply() built: the values replacing the match's outputs, in order, or why it could not.
+struct Target {
+  Status status;
+  boost::container::small_vector<Value, 4> values;
+  Target() = default;
+  Target(std::initializer_list<Value> v) : values(v) {}  // NOLINT: `return {y};`
+  template <class R>
+    requires requires(R const& r) { std::ranges::begin(r); }
+  explicit Target(R const& r) : values(std::ranges::begin(r), std::ranges::end(r)) {}
+  static Target fail(char const* why) {
+    Target t{};
+    t.status = no_match(why);
+    return t;
+  }
+};
+
+/// A rule's name: a static `name` member or a `name()` function.
+template <class R>
+constexpr std::string_view rule_name(R const& r) {
+  if constexpr (requires { { R::name } -> std::convertible_to<std::string_view>; })
+    return R::name;
+  else
+    return r.name();
+}
+
+template <class R, class Set>
+concept Rule = requires(R const& r, MatchIndex<Set> const& idx, NodeId n, MatchSink sink, Rewriter<Set>& rw, Match const& m) {
+  { rule_name(r) } -> std::convertible_to<std::string_view>;
+  { r.template roots<Set>() } -> std::convertible_to<std::span<void const* const>>;
+  r.template match<Set>(idx, n, sink, static_cast<char const**>(nullptr));
+  { r.template apply<Set>(rw, m) } -> std::same_as<Target>;
+};
+
+/// Rules that can make random concrete graphs containing a match (for numerical verification).
+template <class R, class Set>
+concept VerifiableRule = Rule<R, Set> && requires(R const& r, std::mt19937_64& rng) {
+  { r.template example<Set>(rng) } -> std::same_as<Graph<Set>>;
+};
+
+/// Matching and roots for rules whose source is a Pattern (Derived::source<Set>()).
+template <class Derived>
+struct PatternRule {
+  template <class Set>
+  static Pattern<Set> const& pattern() {
+    static Pattern<Set> const p = Derived::template source<Set>();
+    return p;
+  }
+  template <class Set>
+  static std::span<void const* const> roots() {
+    auto const& p = pattern<Set>();
+    return p.nodes[p.root].types;
+  }
+  template <class Set>
+  static void match(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why = nullptr) {
+    match_pattern(pattern<Set>(), idx, root, sink, why);
+  }
+};
+
+/// A rule set: a type list, so an optimizer is instantiated over it at compile time.
+template <class... Rs>
+struct Rules {
+  static constexpr std::size_t size = sizeof...(Rs);
+};
+template <class A, class B>
+struct join;
+template <class... As, class... Bs>
+struct join<Rules<As...>, Rules<Bs...>> {
+  using type = Rules<As..., Bs...>;
+};
+/// The rules of A followed by those of B.
+template <class A, class B>
+using join_t = typename join<A, B>::type;
+
+/// Every match of `rule` in the graph indexed by `idx`. Roots that compute only from weights are
+/// skipped: those subgraphs are constants (folded when weights have data).
+template <class Set, class R>
+void for_each_match(R const& rule, MatchIndex<Set> const& idx, MatchSink sink) {
+  for (void const* t : rule.template roots<Set>())
+    for (NodeId n : idx.nodes_of(t))
+      if (!idx.weight_only(n)) rule.template match<Set>(idx, n, sink, nullptr);
+}
+
+/// Why `rule` does not match with its root at `node` (the reason the last candidate failed), or
+/// an empty string when it does match there.
+template <class Set, class R>
+std::string explain(R const& rule, Graph<Set> const& g, NodeId node) {
+  MatchIndex<Set> idx(g);
+  auto roots = rule.template roots<Set>();
+  if (std::ranges::find(roots, g[node].op.type_id()) == roots.end())
+    return std::string(rule_name(rule)) + " does not start at " + std::string(g[node].op.name()) + " ops";
+  bool found = false;
+  char const* why = nullptr;
+  rule.template match<Set>(idx, node, [&](Match const&) { found = true; }, &why);
+  if (found) return {};
+  return why ? why : "no candidate";
+}
+
+/// A rewritten graph and what changed.
+template <class Set>
+struct Rewritten {
+  Graph<Set> graph;
+  ChangeLog changes;
+};
+
+struct RewriteOptions {
+  FoldCache* fold_cache = nullptr;  // share folded weights between graphs (search)
+};
+
+/// Applies one match of `rule` to a copy of `g` (copy-on-write: the cost is the rewrite's size):
+/// builds the target, moves the readers of each mapped output to the target's value, and removes
+/// the source ops nothing reads any more. Returns nullopt when the target cannot be built for
+/// this match (`why` says why).
+template <class Set, class R>
+std::optional<Rewritten<Set>> rewrite(Graph<Set> const& g, R const& rule, Match const& m, RewriteOptions const& o = {},
+                                      std::string* why = nullptr) {
+  Graph<Set> out = g;
+  Rewriter<Set> rw(out, o.fold_cache);
+  auto failed = [&](std::string reason) -> std::optional<Rewritten<Set>> {
+    if (why) *why = std::string(rule_name(rule)) + ": " + reason;
+    return std::nullopt;
+  };
+  try {
+    Target t = rule.template apply<Set>(rw, m);
+    if (!t.status) return failed(t.status.why);
+    if (t.values.size() != m.outputs.size())
+      throw Error("rule " + std::string(rule_name(rule)) + " built " + std::to_string(t.values.size()) + " values for " +
+                  std::to_string(m.outputs.size()) + " mapped outputs");
+    for (std::size_t i = 0; i < t.values.size(); ++i) rw.replace_uses(m.outputs[i], t.values[i]);
+  } catch (ShapeError const& e) {
+    return failed(e.what());
+  } catch (GraphError const& e) {
+    return failed(e.what());
+  }
+  std::vector<NodeId> candidates(m.nodes.begin(), m.nodes.end());
+  candidates.insert(candidates.end(), rw.changes().added.begin(), rw.changes().added.end());
+  rw.erase_dead(candidates);
+  ChangeLog log = rw.changes();
+  return Rewritten<Set>{std::move(out), std::move(log)};
+}
+
+}  // namespace autograph::rules

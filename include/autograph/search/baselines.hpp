@@ -1,0 +1,165 @@
+#pragma once
+// The systems AutoGraph is compared with, as configurations of this one library, run side by
+// side on one graph and one (simulated) device:
+//
+//   sequential   no rewrite, one stream
+//   nimble       no rewrite, Nimble's multi-stream assignment
+//   taso         SumCost, relaxed (α = 1.05) backtracking over the whole graph, one stream
+//   taso+nimble  TASO's graph, Nimble's streams
+//   metaflow     flow partition + DP with SumCost, one stream
+//   autograph    MixedCriticalPath<0.25>, flow partition + DP, measured top-k rounds, Nimble streams
+//
+// Every optimized graph is checked against the original on the reference executor (random
+// weights and inputs) before it is reported; a mismatch is a failure, never a result.
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "autograph/graph/stats.hpp"
+#include "autograph/graph/weights.hpp"
+#include "autograph/runtime/reference_executor.hpp"
+#include "autograph/runtime/simulated_runtime.hpp"
+#include "autograph/schedule/nimble.hpp"
+#include "autograph/schedule/sequential.hpp"
+#include "autograph/search/optimizer.hpp"
+
+namespace autograph {
+
+/// Agreement of an optimized graph with the original on the reference executor.
+struct Verification {
+  bool ran = false;         // false: not checked (and `why` says why)
+  bool passed = false;
+  double max_rel_error = 0; // max |a - b| / max(1, |a|) over every output element
+  std::string why;
+};
+
+template <class Set = BuiltinOps>
+struct BaselineResult {
+  std::string name;
+  double latency_ms = 0;
+  double search_seconds = 0;
+  std::size_t operators = 0;
+  std::map<std::string, std::size_t> rewrites;
+  std::string stop_reason;
+  Verification verification;
+  Graph<Set> graph;  // the graph this configuration runs
+};
+
+struct BaselineOptions {
+  std::vector<std::string> configurations{"sequential", "nimble", "taso", "taso+nimble", "metaflow", "autograph"};
+  bool verify = true;
+  double tolerance = 1e-3;        // relative, float32 reassociation
+  std::uint64_t seed = 1;
+  double time_limit_s = 60;       // per optimizing configuration
+  std::function<void(std::string const&)> progress;  // called as each configuration starts
+};
+
+/// Runs `optimized` and `original` on the same random inputs; both must carry weight data.
+template <class Set>
+Verification verify_equivalent(Graph<Set> const& original, Graph<Set> const& optimized, double tolerance, std::uint64_t seed) {
+  Verification v;
+  ReferenceExecutor<Set> ex;
+  std::vector<Tensor> inputs;
+  for (NodeId id : original.inputs()) inputs.push_back(Tensor::random(original[id].outputs[0].shape, hash_combine(seed, id)));
+  // Inputs are bound by position in id order: the optimized graph keeps the original Input
+  // nodes, but bind by label to be independent of that.
+  std::map<std::string, Tensor> named;
+  auto ids = original.inputs();
+  for (std::size_t i = 0; i < ids.size(); ++i) named.emplace(original[ids[i]].template get_if<Input>()->label, inputs[i]);
+  try {
+    auto a = ex.run(original, named), b = ex.run(optimized, named);
+    v.ran = true;
+    if (a.size() != b.size()) {
+      v.why = "output counts differ (" + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + ")";
+      return v;
+    }
+    for (std::size_t o = 0; o < a.size(); ++o) {
+      if (a[o].shape() != b[o].shape()) {
+        v.why = "output " + std::to_string(o) + " shapes differ: " + a[o].shape().to_string() + " vs " + b[o].shape().to_string();
+        return v;
+      }
+      auto x = a[o].data(), y = b[o].data();
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        double e = std::fabs(double(x[i]) - double(y[i])) / std::max(1.0, std::fabs(double(x[i])));
+        if (!(e <= v.max_rel_error)) v.max_rel_error = std::isnan(e) ? INFINITY : e;
+      }
+    }
+    v.passed = v.max_rel_error <= tolerance;
+    if (!v.passed) v.why = "max relative error " + std::to_string(v.max_rel_error) + " exceeds " + std::to_string(tolerance);
+  } catch (Error const& e) {
+    v.ran = false;
+    v.why = e.what();
+  }
+  return v;
+}
+
+/// Runs the configurations on `g` (whose weights should carry data when verifying: call
+/// fill_random_weights first) with the simulated device D. `Rules` is the compile-time rule
+/// set; `runtime_rules` adds rules loaded at run time (TASO's collection).
+template <Device D, class Rules, class Set>
+std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOptions const& opt = {},
+                                          std::vector<rules::TasoRule<Set>> const& runtime_rules = {}) {
+  using SeqRuntime = SimulatedRuntime<D, schedule::Sequential>;
+  using NimbleRuntime = SimulatedRuntime<D, schedule::Nimble>;
+  using Engine = rules::RuleEngine<Set, Rules>;
+  std::vector<BaselineResult<Set>> out;
+  std::map<std::string, Graph<Set>> graphs;
+  SeqRuntime seq;
+  NimbleRuntime nimble;
+
+  auto wants = [&](std::string const& c) { return std::ranges::find(opt.configurations, c) != opt.configurations.end(); };
+  for (auto const& c : opt.configurations)
+    if (c != "sequential" && c != "nimble" && c != "taso" && c != "taso+nimble" && c != "metaflow" && c != "autograph")
+      throw Error("unknown configuration '" + c + "' (known: sequential, nimble, taso, taso+nimble, metaflow, autograph)");
+
+  auto record = [&](std::string name, Graph<Set> const& graph, double latency, double seconds, std::map<std::string, std::size_t> rewrites,
+                    std::string stop) {
+    BaselineResult<Set> r{std::move(name), latency, seconds, graph_stats(graph).operators, std::move(rewrites), std::move(stop), {}, graph};
+    if (!opt.verify) r.verification = {false, false, 0.0, "verification off"};
+    else if (r.rewrites.empty()) r.verification = {true, true, 0.0, "the input graph itself"};
+    else r.verification = verify_equivalent(g, graph, opt.tolerance, opt.seed);
+    out.push_back(std::move(r));
+  };
+  auto start = [&](std::string const& name) {
+    if (opt.progress) opt.progress(name);
+  };
+
+  if (wants("sequential")) {
+    start("sequential");
+    record("sequential", g, seq.measure(g), 0, {}, "");
+  }
+  if (wants("nimble")) {
+    start("nimble");
+    auto t0 = std::chrono::steady_clock::now();
+    double lat = nimble.measure(g);
+    record("nimble", g, lat, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), {}, "");
+  }
+  if (wants("taso") || wants("taso+nimble")) {
+    start("taso");
+    OptimizerOptions o{.relax = 1.05, .partition = false, .measure_rounds = 0, .time_limit_s = opt.time_limit_s};
+    Optimizer<Graph<Set>, Rules, SumCost, SeqRuntime> taso(seq, o, Engine(runtime_rules));
+    auto r = taso.optimize(g);
+    if (wants("taso")) record("taso", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop_reason);
+    if (wants("taso+nimble")) record("taso+nimble", r.graph, nimble.measure(r.graph), r.search_seconds, r.rewrites, r.stop_reason);
+  }
+  if (wants("metaflow")) {
+    start("metaflow");
+    OptimizerOptions o{.relax = 1.05, .partition = true, .measure_rounds = 0, .time_limit_s = opt.time_limit_s};
+    Optimizer<Graph<Set>, Rules, SumCost, SeqRuntime> metaflow(seq, o, Engine(runtime_rules));
+    auto r = metaflow.optimize(g);
+    record("metaflow", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop_reason);
+  }
+  if (wants("autograph")) {
+    start("autograph");
+    OptimizerOptions o{.relax = 1.1, .partition = true, .time_limit_s = opt.time_limit_s};
+    Optimizer<Graph<Set>, Rules, MixedCriticalPath<0.25>, NimbleRuntime> autograph(nimble, o, Engine(runtime_rules));
+    auto r = autograph.optimize(g);
+    record("autograph", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop_reason);
+  }
+  return out;
+}
+
+}  // namespace autograph

@@ -1,0 +1,148 @@
+// Rewrites: copy-on-write (the parent is untouched), weights shared never copied, constant
+// folding of weight transforms, shape-only transforms kept, the change log, the fold cache.
+#include <gtest/gtest.h>
+
+#include <autograph/graph/builder.hpp>
+#include <autograph/graph/structural_hash.hpp>
+#include <autograph/graph/validate.hpp>
+#include <autograph/graph/weights.hpp>
+#include <autograph/rules/library/conv_folding.hpp>
+#include <autograph/rules/library/fusion.hpp>
+#include <autograph/rules/library/merge.hpp>
+
+namespace autograph::rules {
+namespace {
+
+template <class R>
+std::optional<Rewritten<BuiltinOps>> rewrite_first(Graph<> const& g, R const& rule = {}, RewriteOptions o = {}) {
+  MatchIndex<> idx(g);
+  std::optional<Match> first;
+  for_each_match(rule, idx, [&](Match const& m) {
+    if (!first) first = m;
+  });
+  if (!first) return std::nullopt;
+  return rewrite(g, rule, *first, o);
+}
+
+std::size_t count_ops(Graph<> const& g, std::string_view name) {
+  std::size_t n = 0;
+  for (NodeId id : g.node_ids()) n += g[id].op.name() == name;
+  return n;
+}
+
+Graph<> two_sibling_convs(bool with_data) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 4, 8, 8});
+  auto a = b.conv2d(x, 8, {3, 3}), c = b.conv2d(x, 16, {3, 3});
+  auto g = std::move(b).build({b.relu(a), b.relu(c)});
+  if (with_data) fill_random_weights(g, 7);
+  return g;
+}
+
+/// A rule whose target does not fit its match (wrong rank): rewriting fails with a reason.
+struct Broken : PatternRule<Broken> {
+  static constexpr std::string_view name = "test-broken";
+  template <class Set>
+  static Pattern<Set> source() {
+    PatternBuilder<Set> p;
+    p.output(p.op(is<Relu>, {p.var()}));
+    return std::move(p).build();
+  }
+  template <class Set>
+  static Target apply(Rewriter<Set>& rw, Match const& m) {
+    return {rw.add(Transpose{{1, 0, 2}}, {m.var(0)})};
+  }
+};
+
+TEST(Rewrite, LeavesTheParentUntouchedAndSharesWeights) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 3, 8, 8});
+  auto g = std::move(b).build({b.relu(b.conv2d(x, 4, {3, 3}))});
+  fill_random_weights(g, 1);
+  auto before = structural_hash(g);
+  NodeId w = g[g[g.outputs()[0].node].inputs[0].node].inputs[1].node;
+  auto r = rewrite_first<FuseConvRelu>(g);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(structural_hash(g), before);
+  EXPECT_EQ(g.num_nodes(), 4u);
+  EXPECT_EQ(r->graph.num_nodes(), 3u);
+  validate(r->graph);
+  // The weight node is the same node with the same storage: nothing was copied.
+  EXPECT_EQ(r->graph[w].get_if<Weight>()->data.get(), g[w].get_if<Weight>()->data.get());
+  EXPECT_EQ(r->changes.added.size(), 1u);
+  EXPECT_EQ(r->changes.removed.size(), 2u);  // the conv and the relu
+  EXPECT_EQ(r->changes.replaced.size(), 1u);
+}
+
+TEST(Rewrite, FoldsWeightTransformsWhenWeightsHaveData) {
+  auto g = two_sibling_convs(true);
+  auto r = rewrite_first<MergeSiblingOps>(g);
+  ASSERT_TRUE(r);
+  validate(r->graph);
+  EXPECT_EQ(count_ops(r->graph, "Concat"), 0u);  // folded into a new weight
+  EXPECT_EQ(count_ops(r->graph, "Conv2D"), 1u);
+  EXPECT_EQ(count_ops(r->graph, "Split"), 1u);
+  EXPECT_EQ(r->changes.folded, 1u);
+  for (NodeId id : r->graph.node_ids()) {
+    if (auto const* w = r->graph[id].get_if<Weight>()) {
+      EXPECT_TRUE(w->data) << r->graph.label(id);
+    }
+  }
+  // The folded weight is the two kernels, one after the other.
+  NodeId conv = r->graph[r->graph.outputs()[0].node].inputs[0].node;
+  conv = r->graph[conv].inputs[0].node;
+  auto const& merged = *r->graph[r->graph[conv].inputs[1].node].get_if<Weight>();
+  EXPECT_EQ(merged.desc.shape, (Shape{24, 4, 3, 3}));
+}
+
+TEST(Rewrite, KeepsWeightTransformsForShapeOnlyWeights) {
+  auto g = two_sibling_convs(false);
+  auto r = rewrite_first<MergeSiblingOps>(g);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(count_ops(r->graph, "Concat"), 1u);
+  EXPECT_EQ(r->changes.folded, 0u);
+  for (NodeId id : r->graph.node_ids()) {
+    if (r->graph[id].op.name() == "Concat") {
+      EXPECT_TRUE(is_weight_only(r->graph, id));
+    }
+  }
+}
+
+TEST(Rewrite, FoldCacheSharesFoldedStorageBetweenGraphs) {
+  auto g = two_sibling_convs(true);
+  FoldCache cache;
+  auto a = rewrite_first<MergeSiblingOps>(g, {}, {.fold_cache = &cache});
+  auto b = rewrite_first<MergeSiblingOps>(g, {}, {.fold_cache = &cache});
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(cache.size(), 1u);
+  EXPECT_EQ(structural_hash(a->graph), structural_hash(b->graph));
+  EXPECT_TRUE(structurally_equal(a->graph, b->graph));
+}
+
+TEST(Rewrite, BatchNormFoldLeavesNoBatchNormAndNoDeadWeights) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 3, 8, 8});
+  auto g = std::move(b).build({b.batch_norm(b.conv2d(x, 4, {3, 3}), 0.25f)});
+  fill_random_weights(g, 3);
+  auto r = rewrite_first<FoldConvBatchNorm>(g);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(count_ops(r->graph, "BatchNorm"), 0u);
+  EXPECT_EQ(r->graph.num_nodes(), 4u);  // x, folded weight, folded bias, conv
+  EXPECT_EQ(r->graph.num_nodes(), r->graph.id_bound() - r->changes.removed.size());
+}
+
+TEST(Rewrite, ReportsWhyATargetCannotBeBuilt) {
+  GraphBuilder b;
+  auto g = std::move(b).build({b.relu(b.input("x", {2, 3}))});
+  MatchIndex<> idx(g);
+  std::optional<Match> m;
+  for_each_match(Broken{}, idx, [&](Match const& x) { m = x; });
+  ASSERT_TRUE(m);
+  std::string why;
+  EXPECT_FALSE(rewrite(g, Broken{}, *m, {}, &why));
+  EXPECT_NE(why.find("test-broken"), std::string::npos);
+  EXPECT_NE(why.find("Transpose"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace autograph::rules
