@@ -5,4 +5,7 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DAUTOGRAPH_BUILD_TESTS=OFF -DAUTOGRAPH_BUILD_BENCHMARKS=OFF >/dev/null
 cmake --build build --target autograph_cli -j "$(nproc)"
-./build/tools/autograph "${@:-models}"
+if [ $# -eq 0 ]; then set -- optimize --model inception_v3; fi
+./build/tools/autograph models
+echo
+./build/tools/autograph "$@"

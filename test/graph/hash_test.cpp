@@ -63,6 +63,22 @@ TEST(StructuralHash, CommutedInputsAreTheSameGraph) {
   EXPECT_TRUE(structurally_equal(make(false), make(true)));
 }
 
+TEST(StructuralHash, IdenticalTwinsWithDifferentReaders) {
+  // Two identical relu(x) nodes feed different convs: equality must pair each twin with the
+  // one whose reader matches, not the first that hashes alike.
+  auto make = [](bool swap_build) {
+    GraphBuilder b;
+    Value x = b.input("x", {1, 2, 4, 4});
+    Value r1 = b.relu(x), r2 = b.relu(x);
+    if (swap_build) std::swap(r1, r2);
+    auto w1 = b.weight("w1", {2, 2, 1, 1}), w2 = b.weight("w2", {2, 2, 3, 3});
+    Value y = b.add(b.add(Conv2D{}, {r1, w1}), b.add(Conv2D{.pad = {1, 1, 1, 1}}, {r2, w2}));
+    return std::move(b).build({y});
+  };
+  EXPECT_TRUE(structurally_equal(make(false), make(false)));
+  EXPECT_TRUE(structurally_equal(make(false), make(true)));
+}
+
 TEST(StructuralHash, SeesOutputsAndDeadNodes) {
   GraphBuilder b;
   auto x = b.input("x", {4});

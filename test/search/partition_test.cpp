@@ -1,4 +1,5 @@
 #include <autograph/graph/builder.hpp>
+#include <autograph/models/zoo.hpp>
 #include <autograph/graph/structural_hash.hpp>
 #include <autograph/graph/subgraph.hpp>
 #include <autograph/graph/validate.hpp>
@@ -143,4 +144,14 @@ TEST(PartitionDp, PicksTheCheapestChunking) {
     for (auto i : plan.chunks[c]) taken_at[i] = c;
   for (std::size_t i = 0; i < p.parts.size(); ++i)
     for (auto j : p.succ[i]) EXPECT_LE(taken_at[i], taken_at[j]);
+}
+
+TEST(Partition, PartOrderIsTopologicalOnRealModels) {
+  // Parts are listed so that every part comes after the parts it reads; the DP relies on it.
+  for (auto name : {"randwire_ws", "nasnet_a_mobile", "inception_v3"}) {
+    auto g = models::build(name, {.resolution = 64});
+    auto p = partition(g, capacity_all);
+    for (std::size_t i = 0; i < p.parts.size(); ++i)
+      for (auto j : p.succ[i]) EXPECT_LT(i, j) << name << ": part " << i << " feeds part " << j;
+  }
 }

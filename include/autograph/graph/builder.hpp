@@ -203,18 +203,23 @@ class GraphBuilder {
   Value add_named(Op op, std::vector<Value> const& inputs, std::string const& full) {
     NodeId id = g_.add(std::move(op), std::span<Value const>(inputs), full);
     names_.insert(full);
+    journal_.push_back(full);
     return {id, 0};
   }
-  /// Runs f; on an exception restores the graph (a cheap copy-on-write snapshot) and rethrows.
+  /// Runs f; on an exception restores the graph (a cheap copy-on-write snapshot) and the names
+  /// it took, and rethrows.
   template <class F>
   Value transaction(F&& f) {
     Graph<Set> saved = g_;
-    auto names = names_;
+    std::size_t mark = journal_.size();
     try {
-      return f();
+      Value v = f();
+      if (mark == 0) journal_.clear();  // outermost transaction: nothing left to undo
+      return v;
     } catch (...) {
       g_ = std::move(saved);
-      names_ = std::move(names);
+      for (std::size_t i = mark; i < journal_.size(); ++i) names_.erase(journal_[i]);
+      journal_.resize(mark);
       throw;
     }
   }
@@ -222,6 +227,7 @@ class GraphBuilder {
   Graph<Set> g_;
   std::string prefix_;
   std::set<std::string> names_;
+  std::vector<std::string> journal_;  // names taken since the outermost open transaction
   std::map<std::string, int> counter_;
   DType dtype_ = DType::float32;
 };

@@ -8,7 +8,6 @@
 // search never explores both.
 #include <algorithm>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "autograph/graph/graph.hpp"
@@ -52,36 +51,68 @@ template <class Set>
 bool structurally_equal(Graph<Set> const& a, Graph<Set> const& b) {
   if (a.num_nodes() != b.num_nodes() || a.outputs().size() != b.outputs().size()) return false;
   auto ha = node_hashes(a), hb = node_hashes(b);
-  // Nodes of b grouped by hash; match a's nodes in topological order to an unused b node with
-  // the same hash, same operator and inputs mapped to the matched producers.
-  std::unordered_multimap<std::uint64_t, NodeId> by_hash;
-  for (NodeId id : b.node_ids()) by_hash.emplace(hb[id], id);
   std::vector<NodeId> map(a.id_bound(), no_node);
   std::vector<char> used(b.id_bound(), 0);
-  for (NodeId id : topological_order(a)) {
-    auto const& na = a[id];
-    auto [lo, hi] = by_hash.equal_range(ha[id]);
-    bool found = false;
-    for (auto it = lo; it != hi && !found; ++it) {
-      NodeId cand = it->second;
-      auto const& nb = b[cand];
-      if (used[cand] || na.op != nb.op || na.inputs.size() != nb.inputs.size()) continue;
-      auto maps_to = [&](Value va, Value vb) { return map[va.node] == vb.node && va.port == vb.port; };
-      bool same = true;
-      for (std::size_t i = 0; i < na.inputs.size() && same; ++i) same = maps_to(na.inputs[i], nb.inputs[i]);
-      if (!same && na.op.commutative() && na.inputs.size() == 2)
-        same = maps_to(na.inputs[0], nb.inputs[1]) && maps_to(na.inputs[1], nb.inputs[0]);
-      if (same) {
-        map[id] = cand;
-        used[cand] = 1;
-        found = true;
-      }
+  auto bind = [&](NodeId x, NodeId y, std::vector<NodeId>& work) {
+    if (map[x] == no_node) {
+      if (used[y] || ha[x] != hb[y]) return false;
+      map[x] = y;
+      used[y] = 1;
+      work.push_back(x);
+      return true;
     }
-    if (!found) return false;
-  }
+    return map[x] == y;
+  };
+  // 1. Everything that reaches an output is forced: outputs pair up in order, and a matched
+  //    node's inputs pair up by position (either order for a commutative op, taking the order
+  //    whose producers hash alike). No guessing, so identical twins with different readers
+  //    cannot be confused.
+  std::vector<NodeId> work;
   for (std::size_t i = 0; i < a.outputs().size(); ++i) {
     Value oa = a.outputs()[i], ob = b.outputs()[i];
-    if (map[oa.node] != ob.node || oa.port != ob.port) return false;
+    if (oa.port != ob.port || !bind(oa.node, ob.node, work)) return false;
+  }
+  auto same_inputs = [&](NodeId x, NodeId y, std::vector<NodeId>& w) {
+    auto const& na = a[x];
+    auto const& nb = b[y];
+    if (na.op != nb.op || na.inputs.size() != nb.inputs.size()) return false;
+    bool swap = false;
+    if (na.op.commutative() && na.inputs.size() == 2) {
+      auto hash_of = [](auto const& h, Value v) { return hash_combine(h[v.node], v.port); };
+      bool direct = hash_of(ha, na.inputs[0]) == hash_of(hb, nb.inputs[0]) && hash_of(ha, na.inputs[1]) == hash_of(hb, nb.inputs[1]);
+      swap = !direct;
+    }
+    for (std::size_t i = 0; i < na.inputs.size(); ++i) {
+      Value va = na.inputs[i], vb = nb.inputs[swap ? 1 - i : i];
+      if (va.port != vb.port || !bind(va.node, vb.node, w)) return false;
+    }
+    return true;
+  };
+  while (!work.empty()) {
+    NodeId x = work.back();
+    work.pop_back();
+    if (!same_inputs(x, map[x], work)) return false;
+  }
+  // 2. Nodes no output depends on (rare: inputs nobody reads, dead code) pair up by hash in
+  //    topological order, their producers already paired.
+  for (NodeId id : topological_order(a)) {
+    if (map[id] != no_node) continue;
+    bool found = false;
+    for (NodeId cand : b.node_ids()) {
+      if (used[cand] || hb[cand] != ha[id]) continue;
+      std::vector<NodeId> scratch;
+      std::vector<NodeId> saved = map;
+      std::vector<char> saved_used = used;
+      map[id] = cand;
+      used[cand] = 1;
+      if (same_inputs(id, cand, scratch) && scratch.empty()) {
+        found = true;
+        break;
+      }
+      map = std::move(saved);
+      used = std::move(saved_used);
+    }
+    if (!found) return false;
   }
   return true;
 }

@@ -80,9 +80,12 @@ Subgraph<Set> extract(Graph<Set> const& g, std::vector<NodeId> const& nodes) {
 
 /// Replaces the part that `sub` was extracted from by `optimized` (a rewrite of sub.graph with
 /// the same placeholders and outputs). @post the readers of the part's outputs read the
-/// optimized values; the old part's nodes that nothing reads any more are removed.
+/// optimized values; with `cleanup`, nodes nothing reads any more are removed. Stitching
+/// several parts of one graph: stitch them in reverse topological order with cleanup off, then
+/// call remove_dead() once — an optimized later part may stop reading a value that an earlier
+/// part's placeholders still name.
 template <class Set>
-void stitch(Graph<Set>& g, Subgraph<Set> const& sub, Graph<Set> const& optimized) {
+void stitch(Graph<Set>& g, Subgraph<Set> const& sub, Graph<Set> const& optimized, bool cleanup = true) {
   if (optimized.outputs().size() != sub.outputs.size())
     throw GraphError("stitch(): the optimized part has " + std::to_string(optimized.outputs().size()) + " outputs, the part had " +
                      std::to_string(sub.outputs.size()));
@@ -110,11 +113,13 @@ void stitch(Graph<Set>& g, Subgraph<Set> const& sub, Graph<Set> const& optimized
     new_id[id] = result.add(n.op, std::span<Value const>(ins), n.name);
   }
   for (std::size_t i = 0; i < sub.outputs.size(); ++i) {
+    if (!result.contains(sub.outputs[i]))
+      throw GraphError("stitch(): the part's output (node " + std::to_string(sub.outputs[i].node) + ") no longer exists in the graph");
     Value o = optimized.outputs()[i];
     Value to = new_id[o.node] == no_node ? map_node[o.node] : Value{new_id[o.node], o.port};
     result.replace_uses(sub.outputs[i], to);
   }
-  result.remove_dead();
+  if (cleanup) result.remove_dead();
   g = std::move(result);
 }
 

@@ -54,7 +54,7 @@ struct BaselineOptions {
   double tolerance = 1e-3;        // relative, float32 reassociation
   std::uint64_t seed = 1;
   double time_limit_s = 60;       // per optimizing configuration
-  std::function<void(std::string const&)> progress;  // called as each configuration starts
+  std::function<void(std::string const&)> progress = {};  // called as each configuration starts
 };
 
 /// Runs `optimized` and `original` on the same random inputs; both must carry weight data.

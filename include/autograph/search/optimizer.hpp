@@ -41,7 +41,7 @@ struct OptimizerOptions {
   bool partition = true;              // flow partition + DP (false: search the whole graph)
   PartitionOptions partition_sizes{}; // 40 / 120
   PartitionDpOptions dp{};
-  std::size_t chunk_budget = 60;      // graphs expanded per chunk search
+  std::size_t chunk_budget = 24;      // graphs expanded per chunk search
   std::size_t whole_budget = 300;     // graphs expanded when searching the whole graph
   std::size_t seam_budget = 12;       // graphs expanded by the search across seams
   std::size_t top_k = 20;             // candidates measured per round
@@ -212,9 +212,10 @@ class Optimizer {
       for (std::size_t c = plan.chunks.size(); c-- > 0;) {
         auto const& cr = chunks.at(plan.chunks[c]);
         std::size_t rank = c == alt_chunk ? alt_rank : 0;
-        stitch(out, cr.sub, cr.best[rank].graph);
+        stitch(out, cr.sub, cr.best[rank].graph, /*cleanup=*/false);
         trail = trail.then(cr.best[rank].trail);
       }
+      out.remove_dead();
       return Candidate<Set>{std::move(out), 0.0, std::move(trail)};
     };
     std::vector<Candidate<Set>> result;

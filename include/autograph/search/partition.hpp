@@ -139,9 +139,13 @@ Partition partition(Graph<Set> const& g, std::function<std::size_t(NodeId)> cons
     work.push_back(std::move(b));
     work.push_back(std::move(a));
   }
-  std::ranges::sort(done, {}, [&](auto const& p) { return position[p.front()]; });
+  // `done` is in bisection order (each split's first half before its second, depth first),
+  // which is a topological order of the parts: a first half holds every predecessor its
+  // nodes have in the split set. (Sorting parts by their first node would not be.)
 
-  // Merge adjacent parts (in topological order of their first node) up to merge_upper.
+  // Merge consecutive parts of that order, when connected, up to merge_upper. Consecutive
+  // parts of a topological order cannot have a third part on a path between them, so a merge
+  // never makes the part graph cyclic.
   std::vector<std::size_t> part_of(g.id_bound(), Partition::npos);
   auto adjacent = [&](std::vector<NodeId> const& x, std::vector<NodeId> const& y) {
     std::vector<char> in_y(g.id_bound(), 0);

@@ -130,6 +130,7 @@ inline PartitionPlan partition_dp(Partition const& p, std::function<double(std::
   plan.fell_back = fell_back;
   for (PartSet rem = all; std::ranges::any_of(rem, [](std::uint64_t w) { return w != 0; });) {
     auto const& e = memo.at(rem);
+    if (e.chunk.empty()) throw Error("partition_dp(): no part can be taken first; the part graph has a cycle");
     plan.chunks.push_back(e.chunk);
     for (auto i : e.chunk) drop(rem, i);
   }
