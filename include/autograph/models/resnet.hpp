@@ -1,0 +1,80 @@
+#pragma once
+// ResNet-50 and ResNeXt-50 (32x4d) as torchvision builds them (torchvision.models.resnet):
+// a 7x7/2 stem conv, 3x3/2 max pool, then [3, 4, 6, 3] bottleneck blocks (16 in all) in four
+// stages, global average pool, a 1000-way fully connected layer.
+//
+// Bottleneck (torchvision's "ResNet v1.5": the stride sits on the 3x3 conv):
+//   y = relu(bn(conv1x1(x, width)))
+//   y = relu(bn(conv3x3(y, width, stride, groups)))
+//   y = bn(conv1x1(y, 4 * planes))
+//   out = relu(y + shortcut),  shortcut = bn(conv1x1/stride(x)) on the first block of a stage
+// with width = planes * base_width / 64 * groups: planes for ResNet-50 (groups 1, base 64),
+// 2 * planes for ResNeXt-50 32x4d (groups 32, base 4). Convs have no bias; BatchNorm eps 1e-5.
+//
+// Published sizes (torchvision): resnet50 25,557,032 parameters, 4.09 GMACs at 224;
+// resnext50_32x4d 25,028,904 parameters, 4.23 GMACs.
+#include <array>
+#include <string>
+
+#include "autograph/models/model_options.hpp"
+
+namespace autograph::models {
+
+struct ResNetConfig {
+  std::array<int, 4> blocks{3, 4, 6, 3};
+  std::int64_t groups = 1;
+  std::int64_t width_per_group = 64;
+  std::int64_t num_classes = 1000;
+};
+
+namespace detail {
+
+inline Value conv_bn(GraphBuilder<>& b, Value x, std::int64_t out, std::int64_t k, std::int64_t stride, std::int64_t groups,
+                     std::string const& conv, std::string const& bn) {
+  Value y = b.conv2d(x, out, {k, k}, {.stride = {stride, stride}, .pad = pad2(k / 2, k / 2), .groups = groups}, conv);
+  return b.batch_norm(y, 1e-5f, bn);
+}
+
+inline Value bottleneck(GraphBuilder<>& b, Value x, std::int64_t planes, std::int64_t stride, ResNetConfig const& c) {
+  std::int64_t width = planes * c.width_per_group / 64 * c.groups;
+  std::int64_t out = planes * 4;
+  Value y = b.relu(conv_bn(b, x, width, 1, 1, 1, "conv1", "bn1"), "relu1");
+  y = b.relu(conv_bn(b, y, width, 3, stride, c.groups, "conv2", "bn2"), "relu2");
+  y = conv_bn(b, y, out, 1, 1, 1, "conv3", "bn3");
+  Value shortcut = x;
+  if (stride != 1 || b.shape(x)[1] != out) {
+    auto s = b.scope("downsample");
+    shortcut = conv_bn(b, x, out, 1, stride, 1, "conv", "bn");
+  }
+  return b.relu(b.add(y, shortcut, "add"), "relu3");
+}
+
+inline Graph<> bottleneck_resnet(std::string const& model, ResNetConfig const& c, ModelOptions const& o) {
+  std::int64_t n = batch_of(o, model);
+  std::int64_t side = resolution_of(o, model, 224, 1);
+  auto b = builder_for(o);
+  Value x = b.input("image", {n, 3, side, side}, o.dtype);
+  x = b.relu(conv_bn(b, x, 64, 7, 2, 1, "conv1", "bn1"), "relu");
+  x = b.max_pool(x, {3, 3}, {.stride = {2, 2}, .pad = pad2(1, 1)}, "maxpool");
+  constexpr std::array<std::int64_t, 4> planes{64, 128, 256, 512};
+  for (std::size_t stage = 0; stage < 4; ++stage)
+    for (int i = 0; i < c.blocks[stage]; ++i) {
+      auto s = b.scope("layer" + std::to_string(stage + 1) + "." + std::to_string(i));
+      x = bottleneck(b, x, planes[stage], i == 0 && stage > 0 ? 2 : 1, c);
+    }
+  x = flatten(b, b.global_avg_pool(x, "avgpool"));
+  Value logits = b.linear(x, c.num_classes, true, Activation::none, "fc");
+  return finish(std::move(b), {logits}, o);
+}
+
+}  // namespace detail
+
+/// ResNet-50, input [batch, 3, 224, 224] by default.
+inline Graph<> resnet50(ModelOptions const& o = {}) { return detail::bottleneck_resnet("resnet50", {}, o); }
+
+/// ResNeXt-50 (32x4d): ResNet-50 with grouped 3x3 convolutions, 32 groups of width 4 (x stage).
+inline Graph<> resnext50_32x4d(ModelOptions const& o = {}) {
+  return detail::bottleneck_resnet("resnext50_32x4d", {.groups = 32, .width_per_group = 4}, o);
+}
+
+}  // namespace autograph::models

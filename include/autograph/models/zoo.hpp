@@ -1,0 +1,83 @@
+#pragma once
+// The model zoo: every benchmark network by name.
+//
+//   for (auto const& m : models::zoo()) std::cout << m.name << ": " << m.description << "\n";
+//   Graph<> g = models::build("inception_v3", {.batch = 4});
+//
+// `published_parameters` / `published_macs` are the reference figures the sizes are checked
+// against (0 where no reference publishes one; the tests derive those by hand).
+// Parameters are counted as the frameworks count them: trainable weights, without BatchNorm
+// running statistics (trainable_parameters() in graph/stats.hpp).
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "autograph/models/bert.hpp"
+#include "autograph/models/inception_v3.hpp"
+#include "autograph/models/model_options.hpp"
+#include "autograph/models/nasnet.hpp"
+#include "autograph/models/randwire.hpp"
+#include "autograph/models/resnet.hpp"
+#include "autograph/models/rnntc_sru.hpp"
+#include "autograph/models/squeezenet.hpp"
+#include "autograph/models/vit.hpp"
+
+namespace autograph::models {
+
+struct ModelInfo {
+  std::string_view name;
+  std::string_view description;
+  std::string_view input;             // the default input, as the benchmark used it
+  Graph<> (*build)(ModelOptions const&);
+  double published_parameters = 0;    // trainable parameters, 0: none published
+  double published_macs = 0;          // multiply-accumulates at the default input, 0: none published
+  std::string_view reference;         // where the published figures come from
+};
+
+/// Every model, in the order the papers list them.
+inline std::span<ModelInfo const> zoo() {
+  static constexpr ModelInfo all[] = {
+      {"inception_v3", "Inception-v3: 11 Inception blocks with 1x7/7x1 and 1x3/3x1 factorized branches (torchvision layout)",
+       "[1,3,299,299]", &inception_v3, 27161264 - 3326696, 5.71e9,
+       "torchvision: 27,161,264 parameters with the training-only aux classifier (3,326,696), 5.71 GMACs"},
+      {"resnet50", "ResNet-50: 16 bottleneck blocks with downsample convs (torchvision)", "[1,3,224,224]", &resnet50, 25557032, 4.09e9,
+       "torchvision: 25,557,032 parameters, 4.09 GMACs"},
+      {"resnext50_32x4d", "ResNeXt-50 (32x4d): 16 bottleneck blocks with grouped 3x3 convs, 32 groups (torchvision)",
+       "[1,3,224,224]", &resnext50_32x4d, 25028904, 4.23e9, "torchvision: 25,028,904 parameters, 4.23 GMACs"},
+      {"nasnet_a_large", "NASNet-A Large (6 @ 4032): 2 stem + 18 normal + 2 reduction cells of separable convs and pools (TF-slim)",
+       "[1,3,224,224]", &nasnet_a_large, 88.9e6, 0, "NASNet paper: 88.9 M parameters (23.8 G MACs at 331x331)"},
+      {"nasnet_a_mobile", "NASNet-A Mobile (4 @ 1056): 2 stem + 12 normal + 2 reduction cells (TF-slim)", "[1,3,224,224]",
+       &nasnet_a_mobile, 5.3e6, 564e6, "NASNet paper: 5.3 M parameters, 564 M MACs"},
+      {"rnntc_sru", "RNNTC-SRU: one-hot embedding, one SRU layer unrolled over 10 steps (hidden 1024), softmax classifier",
+       "[10,1,1024] one-hot", [](ModelOptions const& o) { return rnntc_sru(o); }, 0, 0, "derived (see rnntc_sru.hpp)"},
+      {"bert", "BERT encoder: 8 post-LN layers, hidden 1024, 16 heads, FFN 4096, on embedded inputs", "[16,64,1024]",
+       [](ModelOptions const& o) { return bert(o); }, 0, 0, "derived (see bert.hpp)"},
+      {"squeezenet1_1", "SqueezeNet 1.1: 8 fire modules, ceil-mode max pools (torchvision)", "[1,3,224,224]", &squeezenet1_1, 1235496,
+       0.35e9, "torchvision: 1,235,496 parameters, 0.35 GMACs"},
+      {"randwire_ws", "RandWire-WS small regime: C=78, three WS(32, 4, 0.75) random stages, seeded wiring", "[1,3,224,224]",
+       &randwire_ws, 0, 0, "derived from the generated wiring (see the test)"},
+      {"vit_b_16", "ViT-B/16: 12 pre-LN encoder blocks, 197 tokens, 768 wide (torchvision)", "[1,3,224,224]", &vit_b_16, 86567656,
+       17.56e9, "torchvision: 86,567,656 parameters, 17.56 GMACs"},
+  };
+  return all;
+}
+
+/// The zoo entry called `name`, or null.
+inline ModelInfo const* find_model(std::string_view name) {
+  for (auto const& m : zoo())
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+/// The zoo entry called `name`. Throws Error listing the known names when there is none.
+inline ModelInfo const& model_info(std::string_view name) {
+  if (auto const* m = find_model(name)) return *m;
+  std::string known;
+  for (auto const& m : zoo()) known += (known.empty() ? "" : ", ") + std::string(m.name);
+  throw Error("no model called '" + std::string(name) + "' in the zoo; known models: " + known);
+}
+
+/// Builds the model called `name` (throws like model_info() for an unknown name).
+inline Graph<> build(std::string_view name, ModelOptions const& o = {}) { return model_info(name).build(o); }
+
+}  // namespace autograph::models
