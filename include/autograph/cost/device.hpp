@@ -1,0 +1,127 @@
+#pragma once
+// Built-in GPU descriptions for the roofline cost model and the simulated runtime.
+//
+// Peak rates are the vendors' dense (no 2:4 sparsity) spec-sheet numbers; what a kernel can
+// actually reach is a fraction of them. Those fractions come from one measured H100 SXM:
+// a device-to-device copy moved 3.0 TB/s of the 3.35 TB/s peak (0.896) and a bf16 GEMM ran
+// at 798 of the 989.4 TFLOP/s peak (0.807). The same fractions are applied to every device
+// (an assumption: no other device was measured), so the devices differ by their peaks.
+#include <array>
+#include <cctype>
+#include <concepts>
+#include <string>
+#include <string_view>
+
+#include "autograph/core/error.hpp"
+
+namespace autograph {
+
+struct DeviceSpec {
+  std::string_view name;      // how reports name it: "H100 SXM"
+  std::string_view key;       // how the command line names it: "h100"
+  int sm_count = 0;           // streaming multiprocessors
+  int max_threads_per_sm = 0; // resident threads per SM (occupancy limit)
+  double fp32_tflops = 0;     // CUDA-core FP32 (FMA = 2 flops)
+  double tf32_tflops = 0;     // tensor-core TF32, dense; 0: no TF32 (FP32 convs run on CUDA cores)
+  double fp16_tflops = 0;     // tensor-core FP16 with FP32 accumulation, dense
+  double bandwidth_gbs = 0;   // DRAM bandwidth, GB/s
+  double compute_efficiency = 0;    // reachable fraction of a tensor-core peak
+  double bandwidth_efficiency = 0;  // reachable fraction of the DRAM peak
+  double launch_us = 0;       // fixed time of one kernel inside a CUDA graph (dispatch, ramp-up, drain)
+  double event_us = 0;        // one cross-stream dependency (event record + wait) inside a graph
+  double graph_launch_us = 0; // one cudaGraphLaunch
+
+  /// Usable FP32 FLOP/s on CUDA cores, in flops per microsecond.
+  constexpr double fp32_per_us() const { return fp32_tflops * compute_efficiency * 1e6; }
+  /// Usable matrix rate for float32 operands: TF32 tensor cores where the device has them.
+  constexpr double matrix_f32_per_us() const { return (tf32_tflops > 0 ? tf32_tflops : fp32_tflops) * compute_efficiency * 1e6; }
+  constexpr double matrix_f16_per_us() const { return fp16_tflops * compute_efficiency * 1e6; }
+  /// Usable DRAM bytes per microsecond.
+  constexpr double bytes_per_us() const { return bandwidth_gbs * bandwidth_efficiency * 1e3; }
+  /// Threads the whole device holds at once.
+  constexpr double resident_threads() const { return static_cast<double>(sm_count) * max_threads_per_sm; }
+};
+
+namespace devices {
+
+// Measured on one H100 SXM (see the header comment): reachable fractions of the peaks.
+inline constexpr double measured_compute_efficiency = 798.0 / 989.4;
+inline constexpr double measured_bandwidth_efficiency = 3.0 / 3.35;
+// Per-kernel and per-dependency overheads inside a CUDA graph. NVIDIA's "Getting Started with
+// CUDA Graphs" (developer.nvidia.com/blog/cuda-graphs) measures a short kernel at 2.9 us
+// running back to back in a graph at about 3.4 us each, i.e. about 0.5 us of dispatch per
+// kernel; an empty kernel still pays about 1 us of block scheduling and drain on top of that.
+inline constexpr double graph_kernel_launch_us = 1.5;
+inline constexpr double graph_event_us = 0.5;
+inline constexpr double graph_launch_overhead_us = 2.5;
+
+/// NVIDIA H100 SXM5 80 GB (Hopper): 132 SMs, 66.9 TFLOP/s FP32, 494.7 TF32 and 989.4 FP16
+/// tensor TFLOP/s dense, 3.35 TB/s HBM3 (NVIDIA H100 datasheet; Hopper whitepaper table 2).
+struct H100 {
+  static constexpr DeviceSpec spec{"H100 SXM", "h100", 132, 2048, 66.9, 494.7, 989.4, 3350,
+                                   measured_compute_efficiency, measured_bandwidth_efficiency,
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us};
+};
+
+/// NVIDIA H200 SXM 141 GB: the H100's GH100 compute (132 SMs, same peaks) with 4.8 TB/s HBM3e
+/// (NVIDIA H200 datasheet).
+struct H200 {
+  static constexpr DeviceSpec spec{"H200 SXM", "h200", 132, 2048, 66.9, 494.7, 989.4, 4800,
+                                   measured_compute_efficiency, measured_bandwidth_efficiency,
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us};
+};
+
+/// NVIDIA A100 SXM4 80 GB (Ampere): 108 SMs, 19.5 TFLOP/s FP32, 156 TF32 and 312 FP16 tensor
+/// TFLOP/s dense, 2039 GB/s HBM2e (NVIDIA A100 datasheet).
+struct A100 {
+  static constexpr DeviceSpec spec{"A100 SXM4 80GB", "a100", 108, 2048, 19.5, 156, 312, 2039,
+                                   measured_compute_efficiency, measured_bandwidth_efficiency,
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us};
+};
+
+/// NVIDIA V100 SXM2 (Volta): 80 SMs, 15.7 TFLOP/s FP32, 125 FP16 tensor TFLOP/s, no TF32,
+/// 900 GB/s HBM2 (NVIDIA V100 datasheet).
+struct V100 {
+  static constexpr DeviceSpec spec{"V100 SXM2", "v100", 80, 2048, 15.7, 0, 125, 900,
+                                   measured_compute_efficiency, measured_bandwidth_efficiency,
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us};
+};
+
+/// NVIDIA GeForce RTX 2080 Ti (Turing TU102, reference clocks): 68 SMs, 1024 resident threads
+/// per SM, 13.4 TFLOP/s FP32, 53.8 FP16 tensor TFLOP/s with FP32 accumulation (GeForce runs
+/// that at half the FP16-accumulate rate of 107.6), no TF32, 616 GB/s GDDR6 (Turing
+/// architecture whitepaper, appendix A).
+struct RTX2080Ti {
+  static constexpr DeviceSpec spec{"RTX 2080 Ti", "rtx2080ti", 68, 1024, 13.4, 0, 53.8, 616,
+                                   measured_compute_efficiency, measured_bandwidth_efficiency,
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us};
+};
+
+inline constexpr std::array<DeviceSpec, 5> all{H100::spec, H200::spec, A100::spec, V100::spec, RTX2080Ti::spec};
+
+}  // namespace devices
+
+/// A device type: a struct with a `static constexpr DeviceSpec spec`.
+template <class D>
+concept Device = requires {
+  { D::spec } -> std::convertible_to<DeviceSpec>;
+};
+
+/// The built-in device named `key` ("h100", "H200", "rtx2080ti"; case and '-' / '_' ignored).
+/// @throws Error listing the known names.
+inline DeviceSpec const& device_spec(std::string_view key) {
+  auto norm = [](std::string_view s) {
+    std::string r;
+    for (char c : s)
+      if (c != '-' && c != '_' && c != ' ') r += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return r;
+  };
+  std::string want = norm(key);
+  for (auto const& d : devices::all)
+    if (norm(d.key) == want || norm(d.name) == want) return d;
+  std::string known;
+  for (auto const& d : devices::all) known += (known.empty() ? "" : ", ") + std::string(d.key);
+  throw Error("unknown device '" + std::string(key) + "' (known: " + known + ")");
+}
+
+}  // namespace autograph

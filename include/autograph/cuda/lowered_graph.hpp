@@ -1,0 +1,183 @@
+#pragma once
+// LoweredGraph: a graph as the CUDA runtime holds it once every node has been lowered —
+// where each value lives (a static input buffer, an uploaded constant, an arena buffer, or a
+// view into another value) and what each node launches. It no longer depends on the
+// operator set, so everything after lowering (memory planning, capture, replay) is compiled
+// once, in the autograph_cuda library, for every graph type.
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "autograph/core/tensor.hpp"
+#include "autograph/cuda/kernel.hpp"
+#include "autograph/cuda/memory.hpp"
+#include "autograph/graph/value.hpp"
+
+namespace autograph::cuda {
+
+struct LowerOptions {
+  bool allow_tf32 = true;        // matrix products on TF32 tensor cores (1e-3 relative error)
+  bool views = true;             // Reshape/Identity/Split/Slice as views where the layout allows
+  bool in_place_concat = true;   // producers write straight into their Concat's output
+  /// Seed for weights that have only a shape (search candidates being timed); unset: such a
+  /// weight is an error, as in the reference executor.
+  std::optional<std::uint64_t> random_weights = std::nullopt;
+};
+
+struct LoweredGraph {
+  static constexpr std::uint32_t npos = std::numeric_limits<std::uint32_t>::max();
+
+  struct ValueInfo {
+    enum class Kind : std::uint8_t {
+      input,     // a static input buffer (slot: index into inputs)
+      constant,  // an uploaded constant (slot: index into constants)
+      buffer,    // written by its producer's launches; an arena buffer unless placed into another value
+      view,      // elements [offset, offset + numel) of `parent`
+      empty,     // no elements: no memory
+    };
+    Kind kind = Kind::empty;
+    TensorDesc desc;
+    NodeId producer = no_node;
+    std::uint32_t parent = npos;  // views, and buffers placed into a Concat's output
+    std::int64_t offset = 0;      // elements into the parent
+    std::uint32_t slot = npos;
+    std::size_t alignment = 256;  // bytes the pointer is guaranteed to be aligned to
+  };
+  struct Launch {
+    std::string what;
+    LaunchFn fn;
+  };
+  struct Placement {
+    std::uint32_t input = 0, output = 0;
+    std::int64_t offset = 0;
+  };
+  struct Node {
+    NodeId id = no_node;
+    std::string label;
+    bool kernel = false;  // launches a kernel in the schedule's sense (kernel_mask)
+    std::vector<std::uint32_t> inputs, outputs;  // value ids
+    std::vector<std::size_t> workspaces;         // bytes
+    std::vector<std::shared_ptr<DeviceBuffer const>> uploads;  // (null when planning only)
+    std::vector<std::vector<std::byte>> host_uploads;         // planning only: the uploads' bytes
+    std::vector<Placement> placeable;
+    std::vector<char> placed;  // per input
+    std::vector<Launch> launches;
+    std::vector<NodeId> preds;  // the kernels it reads from (KernelDag's edges)
+  };
+  struct Input {
+    NodeId id = no_node;
+    std::string label;
+    TensorDesc desc;
+    std::uint32_t value = npos;
+  };
+
+  Device* device = nullptr;  // null: lowered for planning only (no GPU; nothing allocated or uploaded)
+  std::size_t id_bound = 0;
+  std::vector<ValueInfo> values;
+  std::vector<std::vector<std::uint32_t>> node_values;  // by NodeId: the value id of each output port
+  std::vector<Node> nodes;                              // the lowered nodes, in topological order
+  std::vector<std::uint32_t> node_index;                // by NodeId: index into nodes, or npos
+  std::vector<Input> inputs;                            // ascending node id (Graph::inputs() order)
+  std::vector<std::shared_ptr<DeviceBuffer>> input_buffers;  // static: fixed addresses for capture (null when planning only)
+  std::vector<std::shared_ptr<DeviceBuffer const>> constants;  // uploaded (null when planning only)
+  std::vector<Tensor> host_constants;                          // planning only: the constants' values, by slot
+  std::vector<std::uint32_t> outputs;  // value ids of the graph outputs
+
+  /// The value v ultimately lives in, and v's element offset inside it.
+  std::pair<std::uint32_t, std::int64_t> root(std::uint32_t v) const {
+    std::int64_t offset = 0;
+    while (values[v].parent != npos) {
+      offset += values[v].offset;
+      v = values[v].parent;
+    }
+    return {v, offset};
+  }
+  Node const* node(NodeId id) const { return id < node_index.size() && node_index[id] != npos ? &nodes[node_index[id]] : nullptr; }
+  std::uint32_t value(Value v) const { return node_values.at(v.node).at(v.port); }
+};
+
+/// Uploaded constants shared between the graphs one runtime lowers (search candidates share
+/// their weights), keyed by what determines their contents. Entries keep the host storage
+/// they were made from alive, so a key made from a storage address cannot be reused by
+/// different data. Over capacity, entries no lowered graph uses any more are dropped.
+class ConstantCache {
+ public:
+  explicit ConstantCache(std::size_t capacity_bytes = std::size_t{4} << 30) : capacity_(capacity_bytes) {}
+
+  std::shared_ptr<DeviceBuffer const> find(std::uint64_t key) const {
+    auto it = entries_.find(key);
+    return it == entries_.end() ? nullptr : it->second.buffer;
+  }
+  void insert(std::uint64_t key, std::shared_ptr<DeviceBuffer const> buffer, std::vector<std::shared_ptr<void const>> keepalive) {
+    bytes_ += buffer->bytes();
+    auto [it, fresh] = entries_.insert_or_assign(key, Entry{std::move(buffer), std::move(keepalive)});
+    (void)it;
+    (void)fresh;
+    if (bytes_ > capacity_) evict_unused();
+  }
+  std::size_t bytes() const { return bytes_; }
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    std::shared_ptr<DeviceBuffer const> buffer;
+    std::vector<std::shared_ptr<void const>> keepalive;
+  };
+  void evict_unused() {
+    bytes_ = 0;
+    for (auto it = entries_.begin(); it != entries_.end();) {
+      if (it->second.buffer.use_count() == 1) {
+        it = entries_.erase(it);
+      } else {
+        bytes_ += it->second.buffer->bytes();
+        ++it;
+      }
+    }
+  }
+  std::map<std::uint64_t, Entry> entries_;
+  std::size_t bytes_ = 0, capacity_;
+};
+
+namespace detail {
+
+/// Builds a LoweredGraph node by node; lower<Set>() (autograph/cuda/lower.hpp) drives it.
+class LoweringBuilder {
+ public:
+  /// `device` null: lower for planning only (see lower()).
+  LoweringBuilder(Device* device, LowerOptions const& options, ConstantCache* cache, std::size_t id_bound);
+  ~LoweringBuilder();
+  LoweringBuilder(LoweringBuilder const&) = delete;
+  LoweringBuilder& operator=(LoweringBuilder const&) = delete;
+
+  void add_input(NodeId id, std::string label, TensorDesc const& desc);
+  /// A constant output the device needs. `key` identifies its contents; `make` computes it on
+  /// the host when the cache does not hold it; `keepalive` is the host storage the key names.
+  void add_constant(NodeId id, std::uint32_t port, TensorDesc const& desc, std::uint64_t key, std::function<Tensor()> const& make,
+                    std::vector<std::shared_ptr<void const>> keepalive);
+  /// Starts lowering a node; the Lowering lives until end_node(). Nullopt when the node has
+  /// nothing to compute (no output has elements): it is recorded with no launches, and
+  /// end_node() must not be called.
+  std::optional<Lowering> begin_node(NodeId id, std::string label, bool kernel, std::span<Value const> inputs, std::span<TensorDesc const> outputs);
+  void end_node();
+  void set_preds(NodeId id, std::vector<NodeId> preds);
+  void set_outputs(std::span<Value const> outputs);
+  /// Decides in-place concatenation and checks the result. The builder is spent afterwards.
+  std::shared_ptr<LoweredGraph const> finish();
+
+ private:
+  Device* device_;
+  LowerOptions options_;
+  ConstantCache* cache_;
+  std::shared_ptr<LoweredGraph> graph_;
+  std::unique_ptr<NodeState> current_;
+};
+
+}  // namespace detail
+}  // namespace autograph::cuda

@@ -1,0 +1,52 @@
+#pragma once
+// The CUDA kernels of the built-in operators. Their lowerings are compiled once into the
+// autograph_cuda library (src/cuda/lower_ops.cpp): convolutions through cuDNN (the algorithm
+// chosen by measurement once per device and signature), matrix products through cuBLASLt
+// (strided batched, TF32 when allowed), everything else through our kernels
+// (autograph/cuda/kernels.hpp). Views where the layout allows: Reshape, Identity, Split and
+// Slice of contiguous ranges; Concat writes its inputs in place when its producers can.
+#include "autograph/cuda/kernel.hpp"
+#include "autograph/ops/builtin.hpp"
+
+namespace autograph::cuda {
+
+namespace builtin {
+void lower(Conv2D const& op, Lowering& l);
+void lower(ConvTranspose2D const& op, Lowering& l);
+void lower(MatMul const& op, Lowering& l);
+void lower(Pool2D const& op, Lowering& l);
+void lower_binary(BinaryKind kind, Lowering& l);
+void lower_unary(UnaryKind kind, float alpha, float beta, Lowering& l);
+void lower(Scale const& op, Lowering& l);
+void lower(Identity const& op, Lowering& l);
+void lower(BatchNorm const& op, Lowering& l);
+void lower(LayerNorm const& op, Lowering& l);
+void lower(Softmax const& op, Lowering& l);
+void lower(Concat const& op, Lowering& l);
+void lower(Split const& op, Lowering& l);
+void lower(Reshape const& op, Lowering& l);
+void lower(Transpose const& op, Lowering& l);
+void lower(Slice const& op, Lowering& l);
+void lower(Pad const& op, Lowering& l);
+void lower(Enlarge const& op, Lowering& l);
+void lower(Reduce const& op, Lowering& l);
+void lower(Resize const& op, Lowering& l);
+
+template <BinaryKind K>
+void lower(Binary<K> const&, Lowering& l) {
+  lower_binary(K, l);
+}
+template <UnaryKind K>
+void lower(Unary<K> const& op, Lowering& l) {
+  lower_unary(K, op.alpha, op.beta, l);
+}
+}  // namespace builtin
+
+/// Every built-in operator that runs (sources have no kernel: inputs are bound, weights uploaded).
+template <class Op>
+  requires(BuiltinOps::contains<Op> && !is_source_op<Op>)
+struct Kernel<Op> {
+  static void lower(Op const& op, Lowering& l) { builtin::lower(op, l); }
+};
+
+}  // namespace autograph::cuda

@@ -1,0 +1,253 @@
+#pragma once
+// SimulatedRuntime<Device>: an estimate of how long a graph takes on a GPU, by simulating its
+// multi-stream schedule with per-kernel costs from a cost model. Every number it gives is an
+// estimate and its kind() says so: "simulated (roofline, H100 SXM)".
+//
+// The simulation (one CUDA graph launch):
+// - the run starts after the graph-launch overhead;
+// - a kernel is ready when its stream predecessor has finished and every kernel it waits
+//   for has finished plus the event cost; it then spends its fixed latency (launch, ramp-up)
+//   holding no SMs, and then its work;
+// - kernels doing work at the same time share the SMs by the fraction of the device each one
+//   fills: while their fills add up to at most 1 each runs at its standalone speed; beyond
+//   that all of them slow down by the oversubscription (a 30% and a 50% kernel run side by
+//   side at full speed; two 80% kernels each run at 1/1.6 of their speed).
+//
+// Streams come from a schedule policy (Nimble by default) when measure() is given a graph
+// alone, or from the caller's schedule.
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "autograph/cost/device.hpp"
+#include "autograph/cost/roofline.hpp"
+#include "autograph/graph/stats.hpp"
+#include "autograph/runtime/runtime.hpp"
+#include "autograph/schedule/kernel_dag.hpp"
+#include "autograph/schedule/nimble.hpp"
+#include "autograph/schedule/policy.hpp"
+#include "autograph/schedule/schedule.hpp"
+
+namespace autograph {
+
+namespace detail {
+
+/// The simulation itself, independent of the device type, policy, cost model and operator set
+/// (so every runtime configuration shares one copy of it).
+class Simulator {
+ public:
+  /// `cost[id]`: the cost of kernel node id (indexed by NodeId); `label` names nodes in errors.
+  Simulator(DeviceSpec const& device, KernelDag const& dag, std::vector<KernelCost> cost, std::function<std::string(NodeId)> label)
+      : d_(device), dag_(&dag), hb_(cost.size()), cost_(std::move(cost)), label_(std::move(label)) {}
+
+  /// The end of running `s`, in microseconds from the start; fills `spans` when given.
+  /// @throws ScheduleError when `s` launches a node that runs no kernel, leaves a dependency
+  /// between launched kernels unenforced, or deadlocks.
+  double run(Schedule const& s, std::vector<KernelSpan>* spans = nullptr) {
+    hb_.build(s, label_);
+    auto launches = hb_.launches();
+    std::size_t n = launches.size();
+    for (Launch const* l : launches) {
+      std::uint32_t k = dag_->index(l->node);
+      if (k == KernelDag::npos) throw ScheduleError("the schedule launches " + label_(l->node) + ", which runs no kernel in this graph");
+      for (std::uint32_t p : dag_->preds(k)) {
+        NodeId u = dag_->node(p);
+        if (hb_.scheduled(u) && !hb_.before(u, l->node))
+          throw ScheduleError(label_(l->node) + " may start before " + label_(u) + ", which it reads: add a wait or reorder the streams");
+      }
+    }
+    double const start = d_.graph_launch_us;
+    if (n == 0) return start;
+
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    missing_.resize(n);
+    ready_at_.assign(n, start);
+    enter_at_.assign(n, inf);
+    end_.assign(n, inf);
+    rem_.resize(n);
+    for (std::size_t f = 0; f < n; ++f) {
+      missing_[f] = hb_.in_degree(f);
+      KernelCost const& c = cost_[launches[f]->node];
+      rem_[f] = std::max(0.0, c.us - c.latency_us);
+    }
+    active_.clear();
+    pending_.clear();
+    auto release = [&](std::size_t f) {
+      enter_at_[f] = ready_at_[f] + cost_[launches[f]->node].latency_us;
+      pending_.push_back(static_cast<std::uint32_t>(f));
+    };
+    for (std::size_t f = 0; f < n; ++f)
+      if (missing_[f] == 0) release(f);
+    auto finish = [&](std::uint32_t f, double t) {
+      end_[f] = t;
+      std::uint32_t stream = hb_.stream(launches[f]->node);
+      for (std::uint32_t g : hb_.successors(f)) {
+        // The next kernel of the same stream follows at once; a waiter pays for the event.
+        double ready = hb_.stream(launches[g]->node) == stream ? t : t + d_.event_us;
+        ready_at_[g] = std::max(ready_at_[g], ready);
+        if (--missing_[g] == 0) release(g);
+      }
+    };
+
+    double t = start;
+    std::size_t finished = 0;
+    while (finished < n) {
+      // Kernels whose latency is over start their work; kernels with no work left finish.
+      for (bool changed = true; changed;) {
+        changed = false;
+        for (std::size_t i = 0; i < pending_.size();) {
+          std::uint32_t f = pending_[i];
+          if (enter_at_[f] <= t) {
+            pending_[i] = pending_.back();
+            pending_.pop_back();
+            active_.push_back(f);
+          } else {
+            ++i;
+          }
+        }
+        for (std::size_t i = 0; i < active_.size();) {
+          std::uint32_t f = active_[i];
+          if (rem_[f] <= 0) {
+            active_[i] = active_.back();
+            active_.pop_back();
+            finish(f, t);
+            ++finished;
+            changed = true;
+          } else {
+            ++i;
+          }
+        }
+      }
+      if (finished == n) break;
+      // Kernels doing work share the SMs: beyond a full device, all slow down alike.
+      double demand = 0;
+      for (std::uint32_t f : active_) demand += cost_[launches[f]->node].fill;
+      double slowdown = std::max(1.0, demand);
+      double next = inf;
+      for (std::uint32_t f : active_) next = std::min(next, t + rem_[f] * slowdown);
+      for (std::uint32_t f : pending_) next = std::min(next, enter_at_[f]);
+      if (next == inf) throw ScheduleError("the simulation stalled: a launch waits for a kernel that never runs");
+      double dt = next - t;
+      for (std::uint32_t f : active_) {
+        rem_[f] -= dt / slowdown;
+        if (rem_[f] < 1e-9 * std::max(1.0, cost_[launches[f]->node].us)) rem_[f] = 0;  // finished up to rounding
+      }
+      t = next;
+    }
+    double total = start;
+    for (std::size_t f = 0; f < n; ++f) total = std::max(total, end_[f]);
+    if (spans) {
+      spans->clear();
+      for (std::size_t f = 0; f < n; ++f) {
+        NodeId id = launches[f]->node;
+        spans->push_back({id, hb_.stream(id), ready_at_[f], end_[f], cost_[id].fill});
+      }
+    }
+    return total;
+  }
+
+ private:
+  DeviceSpec d_;
+  KernelDag const* dag_;
+  HappensBefore hb_;
+  std::vector<KernelCost> cost_;  // by NodeId
+  std::function<std::string(NodeId)> label_;
+  // scratch, reused between runs
+  std::vector<std::uint32_t> missing_, active_, pending_;
+  std::vector<double> ready_at_, enter_at_, end_, rem_;
+};
+
+}  // namespace detail
+
+template <Device D = devices::H100, class Policy = schedule::Nimble, OpCostModel Model = RooflineCost>
+class SimulatedRuntime {
+ public:
+  using device_type = D;
+  using policy_type = Policy;
+
+  SimulatedRuntime()
+    requires std::constructible_from<Model, DeviceSpec const&>
+      : SimulatedRuntime(Model(D::spec)) {}
+  SimulatedRuntime()
+    requires(!std::constructible_from<Model, DeviceSpec const&> && std::default_initializable<Model>)
+      : SimulatedRuntime(Model{}) {}
+  explicit SimulatedRuntime(Model model, Policy policy = {}) : model_(std::move(model)), policy_(std::move(policy)) {}
+
+  DeviceSpec const& device() const { return D::spec; }
+  Model const& cost_model() const { return model_; }
+  Policy const& policy() const { return policy_; }
+  std::string kind() const { return "simulated (" + model_.describe() + ")"; }
+
+  /// Many schedules of one graph, measured without indexing the graph again.
+  /// @pre `g` outlives the result.
+  template <class Set>
+  class Prepared {
+   public:
+    Prepared(SimulatedRuntime const& rt, Graph<Set> const& g)
+        : kind_(rt.kind()), dag_(std::make_unique<KernelDag>(g)), sim_(D::spec, *dag_, costs(rt, g, *dag_), [&g](NodeId id) {
+            return g.contains(id) ? g.label(id) : "node " + std::to_string(id);
+          }) {}
+    KernelDag const& dag() const { return *dag_; }
+    /// Latency of running `s`, in milliseconds.
+    double measure(Schedule const& s) { return sim_.run(s) / 1000.0; }
+    Timeline timeline(Schedule const& s) {
+      Timeline t;
+      t.total_us = sim_.run(s, &t.kernels);
+      t.streams = s.num_streams();
+      t.waits = s.num_waits();
+      t.kind = kind_;
+      return t;
+    }
+
+   private:
+    static std::vector<KernelCost> costs(SimulatedRuntime const& rt, Graph<Set> const& g, KernelDag const& dag) {
+      std::vector<KernelCost> c(g.id_bound());
+      for (NodeId id : dag.nodes()) {
+        auto const& n = g[id];
+        auto in = input_descs(g, id);
+        c[id] = rt.model_.estimate(n.op, in, n.outputs);
+      }
+      return c;
+    }
+    std::string kind_;
+    std::unique_ptr<KernelDag> dag_;  // the simulator points at it: stable across moves
+    detail::Simulator sim_;
+  };
+
+  template <class Set>
+  Prepared<Set> prepare(Graph<Set> const& g) const {
+    return Prepared<Set>(*this, g);
+  }
+
+  /// Latency in ms of `g` scheduled by the policy.
+  template <class Set>
+  double measure(Graph<Set> const& g) {
+    auto sg = schedule(g);
+    return measure(sg.graph, sg.schedule);
+  }
+  /// Latency in ms of running `s`.
+  template <class Set>
+  double measure(Graph<Set> const& g, Schedule const& s) const {
+    return prepare(g).measure(s);
+  }
+  /// The policy's schedule of `g` (and the graph it schedules: IOS may rewrite it).
+  template <class Set>
+  ScheduledGraph<Set> schedule(Graph<Set> const& g) {
+    return policy_(g, *this);
+  }
+  /// Every kernel's start and end in the simulated run of `s`.
+  template <class Set>
+  Timeline simulate(Graph<Set> const& g, Schedule const& s) const {
+    return prepare(g).timeline(s);
+  }
+
+ private:
+  Model model_;
+  Policy policy_;
+};
+
+}  // namespace autograph

@@ -1,0 +1,316 @@
+// cuDNN convolutions and cuBLASLt matrix products (see dnn.hpp).
+#include "dnn.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "autograph/cuda/libraries.hpp"
+
+namespace autograph::cuda::dnn {
+namespace {
+
+template <class T, cudnnStatus_t (*Destroy)(T)>
+struct CudnnDeleter {
+  void operator()(T d) const {
+    if (d) (void)Destroy(d);
+  }
+};
+using TensorDesc = std::unique_ptr<std::remove_pointer_t<cudnnTensorDescriptor_t>,
+                                   CudnnDeleter<cudnnTensorDescriptor_t, cudnnDestroyTensorDescriptor>>;
+using FilterDesc = std::unique_ptr<std::remove_pointer_t<cudnnFilterDescriptor_t>,
+                                   CudnnDeleter<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>>;
+using ConvDesc = std::unique_ptr<std::remove_pointer_t<cudnnConvolutionDescriptor_t>,
+                                 CudnnDeleter<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>>;
+
+TensorDesc make_tensor(int n, int c, int h, int w) {
+  cudnnTensorDescriptor_t d = nullptr;
+  check(cudnnCreateTensorDescriptor(&d), "cudnnCreateTensorDescriptor");
+  TensorDesc owned(d);
+  check(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, n, c, h, w), "cudnnSetTensor4dDescriptor",
+        "[" + std::to_string(n) + "," + std::to_string(c) + "," + std::to_string(h) + "," + std::to_string(w) + "]");
+  return owned;
+}
+
+/// The descriptors of one convolution, in cuDNN's forward terms.
+struct ConvDescriptors {
+  TensorDesc x, y;
+  FilterDesc w;
+  ConvDesc conv;
+
+  ConvDescriptors(ConvShape const& s, cudnnMathType_t math) : x(make_tensor(s.n, s.c, s.h, s.w)), y(make_tensor(s.n, s.k, s.out_h, s.out_w)) {
+    std::string what = "convolution " + s.key();
+    cudnnFilterDescriptor_t f = nullptr;
+    check(cudnnCreateFilterDescriptor(&f), "cudnnCreateFilterDescriptor");
+    w.reset(f);
+    check(cudnnSetFilter4dDescriptor(f, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, s.k, s.c / s.groups, s.r, s.s), "cudnnSetFilter4dDescriptor", what);
+    cudnnConvolutionDescriptor_t c = nullptr;
+    check(cudnnCreateConvolutionDescriptor(&c), "cudnnCreateConvolutionDescriptor");
+    conv.reset(c);
+    check(cudnnSetConvolution2dDescriptor(c, s.pad_h, s.pad_w, s.stride_h, s.stride_w, s.dilation_h, s.dilation_w, CUDNN_CROSS_CORRELATION,
+                                          CUDNN_DATA_FLOAT),
+          "cudnnSetConvolution2dDescriptor", what);
+    check(cudnnSetConvolutionGroupCount(c, s.groups), "cudnnSetConvolutionGroupCount", what);
+    check(cudnnSetConvolutionMathType(c, math), "cudnnSetConvolutionMathType", what);
+    // cuDNN's own output shape must be ours: a mismatch is a bug in the lowering, not in cuDNN.
+    int n = 0, k = 0, h = 0, wd = 0;
+    check(cudnnGetConvolution2dForwardOutputDim(c, x.get(), f, &n, &k, &h, &wd), "cudnnGetConvolution2dForwardOutputDim", what);
+    if (n != s.n || k != s.k || h != s.out_h || wd != s.out_w)
+      throw CudaError(what + ": cuDNN computes output [" + std::to_string(n) + "," + std::to_string(k) + "," + std::to_string(h) + "," +
+                      std::to_string(wd) + "], the graph expects [" + std::to_string(s.n) + "," + std::to_string(s.k) + "," +
+                      std::to_string(s.out_h) + "," + std::to_string(s.out_w) + "]");
+  }
+};
+
+/// Workspace a chosen algorithm may use at most: beyond this, a slower algorithm is taken
+/// rather than an arena inflated for one layer.
+constexpr std::size_t max_conv_workspace = std::size_t{256} << 20;
+
+/// The measured choice for one (device, direction, shape, math) signature.
+struct Choice {
+  int algo = 0;
+  cudnnMathType_t math = CUDNN_DEFAULT_MATH;
+  std::size_t workspace = 0;
+};
+
+std::mutex cache_mutex;
+std::map<std::string, Choice>& algorithm_cache() {
+  static std::map<std::string, Choice> cache;
+  return cache;
+}
+
+/// Picks the fastest successful result that fits the workspace cap. Results come sorted by time.
+template <class Perf>
+Choice pick(Perf const* results, int count, bool allow_tf32, std::string const& what) {
+  std::string tried;
+  for (int i = 0; i < count; ++i) {
+    Perf const& p = results[i];
+    if (p.status != CUDNN_STATUS_SUCCESS) continue;
+    if (p.memory > max_conv_workspace) continue;
+    // Without TF32 the search ran with CUDNN_FMA_MATH, and the launches keep it, whatever
+    // math type a result reports (DEFAULT_MATH would permit TF32 on Ampere and later).
+    return Choice{static_cast<int>(p.algo), allow_tf32 ? p.mathType : CUDNN_FMA_MATH, p.memory};
+  }
+  for (int i = 0; i < count; ++i) tried += (i ? ", " : "") + std::string(cudnnGetErrorString(results[i].status));
+  throw CudaError(what + ": no cuDNN algorithm ran (" + std::to_string(count) + " tried: " + tried + ")");
+}
+
+}  // namespace
+
+std::string ConvShape::key() const {
+  auto i = [](int v) { return std::to_string(v); };
+  return "x[" + i(n) + "," + i(c) + "," + i(h) + "," + i(w) + "] w[" + i(k) + "," + i(c / std::max(groups, 1)) + "," + i(r) + "," + i(s) + "] g" +
+         i(groups) + " p" + i(pad_h) + "," + i(pad_w) + " s" + i(stride_h) + "," + i(stride_w) + " d" + i(dilation_h) + "," + i(dilation_w);
+}
+
+// ---- forward convolution -------------------------------------------------------------------
+
+struct ConvForward::State {
+  ConvDescriptors d;
+  Choice choice;
+  std::string what;
+  State(ConvShape const& s, cudnnMathType_t m) : d(s, m) {}
+};
+
+ConvForward::ConvForward(Device& device, ConvShape const& shape, bool allow_tf32) {
+  cudnnMathType_t math = allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
+  s_ = std::make_unique<State>(shape, math);
+  s_->what = "convolution " + shape.key();
+  std::string key = "fwd dev" + std::to_string(device.index()) + " " + shape.key() + (allow_tf32 ? " tf32" : " fp32");
+  std::lock_guard lock(cache_mutex);
+  auto& cache = algorithm_cache();
+  if (auto it = cache.find(key); it != cache.end()) {
+    s_->choice = it->second;
+  } else {
+    cudnnHandle_t h = device.libraries().cudnn;
+    // Find runs on the handle's stream, which the last launch set to a stream that may be gone.
+    check(cudnnSetStream(h, nullptr), "cudnnSetStream", s_->what);
+    int max_count = 0;
+    check(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max_count), "cudnnGetConvolutionForwardAlgorithmMaxCount", s_->what);
+    std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<std::size_t>(std::max(max_count, 1)));
+    int returned = 0;
+    check(cudnnFindConvolutionForwardAlgorithm(h, s_->d.x.get(), s_->d.w.get(), s_->d.conv.get(), s_->d.y.get(), max_count, &returned,
+                                               perf.data()),
+          "cudnnFindConvolutionForwardAlgorithm", s_->what);
+    s_->choice = pick(perf.data(), returned, allow_tf32, s_->what);
+    cache.emplace(key, s_->choice);
+  }
+  check(cudnnSetConvolutionMathType(s_->d.conv.get(), s_->choice.math), "cudnnSetConvolutionMathType", s_->what);
+  // The size the chosen algorithm reports for exactly these descriptors.
+  std::size_t bytes = 0;
+  check(cudnnGetConvolutionForwardWorkspaceSize(device.libraries().cudnn, s_->d.x.get(), s_->d.w.get(), s_->d.conv.get(), s_->d.y.get(),
+                                                static_cast<cudnnConvolutionFwdAlgo_t>(s_->choice.algo), &bytes),
+        "cudnnGetConvolutionForwardWorkspaceSize", s_->what);
+  s_->choice.workspace = std::max(bytes, s_->choice.workspace);
+}
+ConvForward::~ConvForward() = default;
+std::size_t ConvForward::workspace_bytes() const { return s_->choice.workspace; }
+
+void ConvForward::run(Device& device, cudaStream_t stream, float const* x, float const* w, float* y, void* workspace) const {
+  cudnnHandle_t h = device.libraries().cudnn;
+  check(cudnnSetStream(h, stream), "cudnnSetStream", s_->what);
+  float one = 1.f, zero = 0.f;
+  check(cudnnConvolutionForward(h, &one, s_->d.x.get(), x, s_->d.w.get(), w, s_->d.conv.get(),
+                                static_cast<cudnnConvolutionFwdAlgo_t>(s_->choice.algo), workspace, s_->choice.workspace, &zero, s_->d.y.get(), y),
+        "cudnnConvolutionForward", s_->what);
+}
+
+// ---- backward-data convolution (transposed convolution) ------------------------------------
+
+struct ConvBackwardData::State {
+  ConvDescriptors d;
+  Choice choice;
+  std::string what;
+  State(ConvShape const& s, cudnnMathType_t m) : d(s, m) {}
+};
+
+ConvBackwardData::ConvBackwardData(Device& device, ConvShape const& shape, bool allow_tf32) {
+  cudnnMathType_t math = allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
+  s_ = std::make_unique<State>(shape, math);
+  s_->what = "transposed convolution " + shape.key();
+  std::string key = "bwd-data dev" + std::to_string(device.index()) + " " + shape.key() + (allow_tf32 ? " tf32" : " fp32");
+  std::lock_guard lock(cache_mutex);
+  auto& cache = algorithm_cache();
+  if (auto it = cache.find(key); it != cache.end()) {
+    s_->choice = it->second;
+  } else {
+    cudnnHandle_t h = device.libraries().cudnn;
+    check(cudnnSetStream(h, nullptr), "cudnnSetStream", s_->what);
+    int max_count = 0;
+    check(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max_count), "cudnnGetConvolutionBackwardDataAlgorithmMaxCount", s_->what);
+    std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(static_cast<std::size_t>(std::max(max_count, 1)));
+    int returned = 0;
+    check(cudnnFindConvolutionBackwardDataAlgorithm(h, s_->d.w.get(), s_->d.y.get(), s_->d.conv.get(), s_->d.x.get(), max_count, &returned,
+                                                    perf.data()),
+          "cudnnFindConvolutionBackwardDataAlgorithm", s_->what);
+    s_->choice = pick(perf.data(), returned, allow_tf32, s_->what);
+    cache.emplace(key, s_->choice);
+  }
+  check(cudnnSetConvolutionMathType(s_->d.conv.get(), s_->choice.math), "cudnnSetConvolutionMathType", s_->what);
+  std::size_t bytes = 0;
+  check(cudnnGetConvolutionBackwardDataWorkspaceSize(device.libraries().cudnn, s_->d.w.get(), s_->d.y.get(), s_->d.conv.get(), s_->d.x.get(),
+                                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(s_->choice.algo), &bytes),
+        "cudnnGetConvolutionBackwardDataWorkspaceSize", s_->what);
+  s_->choice.workspace = std::max(bytes, s_->choice.workspace);
+}
+ConvBackwardData::~ConvBackwardData() = default;
+std::size_t ConvBackwardData::workspace_bytes() const { return s_->choice.workspace; }
+
+void ConvBackwardData::run(Device& device, cudaStream_t stream, float const* dy, float const* w, float* dx, void* workspace) const {
+  cudnnHandle_t h = device.libraries().cudnn;
+  check(cudnnSetStream(h, stream), "cudnnSetStream", s_->what);
+  float one = 1.f, zero = 0.f;
+  check(cudnnConvolutionBackwardData(h, &one, s_->d.w.get(), w, s_->d.y.get(), dy, s_->d.conv.get(),
+                                     static_cast<cudnnConvolutionBwdDataAlgo_t>(s_->choice.algo), workspace, s_->choice.workspace, &zero,
+                                     s_->d.x.get(), dx),
+        "cudnnConvolutionBackwardData", s_->what);
+}
+
+// ---- cuBLASLt matrix products ----------------------------------------------------------------
+
+namespace {
+template <class T, cublasStatus_t (*Destroy)(T)>
+struct LtDeleter {
+  void operator()(T d) const {
+    if (d) (void)Destroy(d);
+  }
+};
+using MatmulDesc = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulDesc_t>, LtDeleter<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>>;
+using LayoutDesc =
+    std::unique_ptr<std::remove_pointer_t<cublasLtMatrixLayout_t>, LtDeleter<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>>;
+using PreferenceDesc = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>,
+                                       LtDeleter<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>>;
+
+/// Workspace offered to the heuristic (NVIDIA recommends 32 MiB on Hopper).
+constexpr std::size_t max_gemm_workspace = std::size_t{32} << 20;
+
+/// A column-major rows x cols matrix with leading dimension ld, `batch` of them `stride` apart.
+LayoutDesc make_layout(std::int64_t rows, std::int64_t cols, std::int64_t ld, int batch, std::int64_t stride, std::string const& what) {
+  cublasLtMatrixLayout_t l = nullptr;
+  check(cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, static_cast<std::uint64_t>(rows), static_cast<std::uint64_t>(cols), ld),
+        "cublasLtMatrixLayoutCreate", what);
+  LayoutDesc owned(l);
+  if (batch > 1) {
+    check(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch)), "cublasLtMatrixLayoutSetAttribute",
+          what);
+    check(cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)),
+          "cublasLtMatrixLayoutSetAttribute", what);
+  }
+  return owned;
+}
+}  // namespace
+
+struct Gemm::State {
+  MatmulDesc op;
+  LayoutDesc a, b, c;  // in cuBLASLt's operand order (see the constructor)
+  cublasLtMatmulAlgo_t algo{};
+  std::size_t workspace = 0;
+  std::string what;
+};
+
+// Row-major C[m,n] = A[m,k] B[k,n] is column-major C^T[n,m] = B^T[n,k] A^T[k,m], and a
+// row-major matrix read column-major is its transpose: so cuBLASLt multiplies our B (as an
+// n x k column-major matrix, ld n) by our A (k x m, ld k) into our C (n x m, ld n). No copies.
+Gemm::Gemm(Device& device, GemmShape const& g, bool allow_tf32) : s_(std::make_unique<State>()) {
+  s_->what = "matmul [" + std::to_string(g.m) + "x" + std::to_string(g.k) + "]x[" + std::to_string(g.k) + "x" + std::to_string(g.n) + "]" +
+             (g.batch > 1 ? " batch " + std::to_string(g.batch) : "");
+  cublasLtMatmulDesc_t op = nullptr;
+  check(cublasLtMatmulDescCreate(&op, allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate",
+        s_->what);
+  s_->op.reset(op);
+  if (g.relu) {
+    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_RELU;
+    check(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)), "cublasLtMatmulDescSetAttribute",
+          s_->what);
+  }
+  s_->a = make_layout(g.n, g.k, g.n, g.batch, g.stride_b, s_->what);
+  s_->b = make_layout(g.k, g.m, g.k, g.batch, g.stride_a, s_->what);
+  s_->c = make_layout(g.n, g.m, g.n, g.batch, g.stride_c, s_->what);
+
+  cublasLtMatmulPreference_t pref = nullptr;
+  check(cublasLtMatmulPreferenceCreate(&pref), "cublasLtMatmulPreferenceCreate", s_->what);
+  PreferenceDesc owned_pref(pref);
+  std::size_t max_ws = max_gemm_workspace;
+  check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &max_ws, sizeof(max_ws)),
+        "cublasLtMatmulPreferenceSetAttribute", s_->what);
+  std::uint32_t align_lt_a = g.align_b, align_lt_b = g.align_a, align_c = g.align_c;
+  check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &align_lt_a, sizeof(align_lt_a)),
+        "cublasLtMatmulPreferenceSetAttribute", s_->what);
+  check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &align_lt_b, sizeof(align_lt_b)),
+        "cublasLtMatmulPreferenceSetAttribute", s_->what);
+  check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &align_c, sizeof(align_c)),
+        "cublasLtMatmulPreferenceSetAttribute", s_->what);
+  check(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &align_c, sizeof(align_c)),
+        "cublasLtMatmulPreferenceSetAttribute", s_->what);
+
+  cublasLtMatmulHeuristicResult_t result{};
+  int returned = 0;
+  check(cublasLtMatmulAlgoGetHeuristic(device.libraries().cublaslt, op, s_->a.get(), s_->b.get(), s_->c.get(), s_->c.get(), pref, 1, &result,
+                                       &returned),
+        "cublasLtMatmulAlgoGetHeuristic", s_->what);
+  if (returned == 0) throw CudaError(s_->what + ": cuBLASLt offers no algorithm for this shape and alignment");
+  s_->algo = result.algo;
+  s_->workspace = result.workspaceSize;
+}
+Gemm::~Gemm() = default;
+std::size_t Gemm::workspace_bytes() const { return s_->workspace; }
+
+void Gemm::run(Device& device, cudaStream_t stream, float const* a, float const* b, float* c, void* workspace) const {
+  float one = 1.f, zero = 0.f;
+  check(cublasLtMatmul(device.libraries().cublaslt, s_->op.get(), &one, b, s_->a.get(), a, s_->b.get(), &zero, c, s_->c.get(), c, s_->c.get(),
+                       &s_->algo, workspace, s_->workspace, stream),
+        "cublasLtMatmul", s_->what);
+}
+
+std::string cudnn_version() {
+  std::size_t v = cudnnGetVersion();  // major * 10000 + minor * 100 + patch (cuDNN 9)
+  return std::to_string(v / 10000) + "." + std::to_string(v % 10000 / 100) + "." + std::to_string(v % 100);
+}
+
+std::string cublas_version() {
+  std::size_t v = cublasLtGetVersion();  // major * 10000 + minor * 100 + patch
+  return std::to_string(v / 10000) + "." + std::to_string(v % 10000 / 100) + "." + std::to_string(v % 100);
+}
+
+}  // namespace autograph::cuda::dnn

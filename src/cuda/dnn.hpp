@@ -1,0 +1,84 @@
+#pragma once
+// cuDNN convolutions and cuBLASLt matrix products, planned once at lowering time and run at
+// capture time. Internal to the autograph_cuda library (src/cuda/).
+//
+// The convolution algorithm is chosen by measurement (cudnnFind*), once per device and
+// signature for the whole process. cuDNN 9 still ships the legacy convolution API
+// (cudnn_cnn.h); it is what this uses: one call per convolution, capturable into CUDA graphs
+// with a caller-provided workspace.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "autograph/cuda/device.hpp"
+
+namespace autograph::cuda::dnn {
+
+/// A 2-D convolution in cuDNN's forward terms: x[n,c,h,w] * w[k,c/groups,r,s] -> y[n,k,out_h,out_w],
+/// symmetric padding.
+struct ConvShape {
+  int n = 0, c = 0, h = 0, w = 0;
+  int k = 0, r = 0, s = 0;
+  int groups = 1;
+  int pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int out_h = 0, out_w = 0;
+  std::string key() const;
+};
+
+/// y = conv(x, w).
+class ConvForward {
+ public:
+  /// Chooses the fastest algorithm (measured once per device and shape). @throws CudaError.
+  ConvForward(Device& device, ConvShape const& shape, bool allow_tf32);
+  ~ConvForward();
+  std::size_t workspace_bytes() const;
+  void run(Device& device, cudaStream_t stream, float const* x, float const* w, float* y, void* workspace) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+/// dx = the gradient of conv with respect to its input, given dy: a transposed convolution
+/// of dy[n,k,out_h,out_w] with w[k,c/groups,r,s] into dx[n,c,h,w].
+class ConvBackwardData {
+ public:
+  ConvBackwardData(Device& device, ConvShape const& shape, bool allow_tf32);
+  ~ConvBackwardData();
+  std::size_t workspace_bytes() const;
+  void run(Device& device, cudaStream_t stream, float const* dy, float const* w, float* dx, void* workspace) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+/// Row-major c[m,n] = a[m,k] b[k,n], `batch` times with element strides between the
+/// matrices (0: the same matrix every time); relu fused when asked. Alignments are what the
+/// pointers are guaranteed (bytes), so the heuristic only offers algorithms that can use them.
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0;
+  int batch = 1;
+  std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;
+  std::uint32_t align_a = 4, align_b = 4, align_c = 4;
+  bool relu = false;
+};
+
+class Gemm {
+ public:
+  Gemm(Device& device, GemmShape const& shape, bool allow_tf32);
+  ~Gemm();
+  std::size_t workspace_bytes() const;
+  void run(Device& device, cudaStream_t stream, float const* a, float const* b, float* c, void* workspace) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+/// "9.19.0" and "13.0.2": the versions of the libraries this program runs with.
+std::string cudnn_version();
+std::string cublas_version();
+
+}  // namespace autograph::cuda::dnn

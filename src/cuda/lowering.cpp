@@ -1,0 +1,271 @@
+// LoweringBuilder and Lowering: where each value lives, what each node launches, and which
+// Concat inputs are written in place.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+#include "autograph/cuda/device.hpp"
+#include "autograph/cuda/lowered_graph.hpp"
+
+namespace autograph::cuda {
+
+namespace detail {
+
+struct NodeState {
+  LoweredGraph* graph = nullptr;
+  Device* device = nullptr;
+  LowerOptions const* options = nullptr;
+  LoweredGraph::Node node;
+  std::vector<TensorDesc> in, out;
+};
+
+}  // namespace detail
+
+using detail::NodeState;
+using Kind = LoweredGraph::ValueInfo::Kind;
+
+namespace {
+
+/// The alignment a pointer `offset` elements past one aligned to `base` bytes keeps.
+std::size_t offset_alignment(std::size_t base, std::int64_t offset) {
+  if (offset == 0) return base;
+  auto bytes = static_cast<std::size_t>(offset) * sizeof(float);
+  return std::min(base, bytes & (~bytes + 1));  // the lowest set bit
+}
+
+/// Alignment every fresh buffer is guaranteed: arena buffers are 256-byte aligned, and a
+/// buffer placed into a Concat's output lands on a 16-byte boundary (see finish()).
+constexpr std::size_t buffer_alignment = 16;
+
+}  // namespace
+
+// ---- Lowering --------------------------------------------------------------------------------
+
+std::span<TensorDesc const> Lowering::inputs() const { return s_->in; }
+std::span<TensorDesc const> Lowering::outputs() const { return s_->out; }
+std::string const& Lowering::label() const { return s_->node.label; }
+Device& Lowering::device() const {
+  if (!s_->device) throw CudaError(label() + ": lowering this operator needs a GPU (this graph is lowered for planning only)");
+  return *s_->device;
+}
+bool Lowering::allow_tf32() const { return s_->options->allow_tf32; }
+bool Lowering::allow_views() const { return s_->options->views; }
+bool Lowering::launched() const { return s_->node.kernel; }
+
+std::size_t Lowering::input_alignment(std::size_t i) const {
+  if (i >= s_->node.inputs.size()) reject("input_alignment(" + std::to_string(i) + "): no such input");
+  return s_->graph->values[s_->node.inputs[i]].alignment;
+}
+
+void Lowering::view(std::size_t out, std::size_t in, std::int64_t offset) {
+  if (out >= s_->out.size() || in >= s_->in.size())
+    throw CudaError(label() + ": view(" + std::to_string(out) + ", " + std::to_string(in) + "): no such output or input");
+  auto& value = s_->graph->values[s_->node.outputs[out]];
+  if (value.kind == Kind::empty) return;
+  if (offset < 0 || offset + s_->out[out].numel() > s_->in[in].numel())
+    throw CudaError(label() + ": output " + std::to_string(out) + " (" + s_->out[out].to_string() + ") as a view of input " + std::to_string(in) +
+                    " (" + s_->in[in].to_string() + ") at offset " + std::to_string(offset) + " runs past the input");
+  std::uint32_t parent = s_->node.inputs[in];
+  value.kind = Kind::view;
+  value.parent = parent;
+  value.offset = offset;
+  value.alignment = offset_alignment(s_->graph->values[parent].alignment, offset);
+}
+
+void Lowering::place_input(std::size_t in, std::size_t out, std::int64_t offset) {
+  if (out >= s_->out.size() || in >= s_->in.size())
+    throw CudaError(label() + ": place_input(" + std::to_string(in) + ", " + std::to_string(out) + "): no such input or output");
+  if (offset < 0 || offset + s_->in[in].numel() > s_->out[out].numel())
+    throw CudaError(label() + ": input " + std::to_string(in) + " placed at offset " + std::to_string(offset) + " runs past output " +
+                    std::to_string(out));
+  s_->node.placeable.push_back({static_cast<std::uint32_t>(in), static_cast<std::uint32_t>(out), offset});
+}
+
+std::size_t Lowering::workspace(std::size_t bytes) {
+  s_->node.workspaces.push_back(bytes);
+  return s_->node.workspaces.size() - 1;
+}
+
+std::size_t Lowering::upload(void const* data, std::size_t bytes) {
+  std::shared_ptr<DeviceBuffer> buffer;
+  if (s_->device) {
+    buffer = std::make_shared<DeviceBuffer>(bytes, label() + " (uploaded table)");
+    if (bytes > 0) check(cudaMemcpy(buffer->get(), data, bytes, cudaMemcpyHostToDevice), "cudaMemcpy", label());
+  } else {
+    auto const* b = static_cast<std::byte const*>(data);
+    s_->node.host_uploads.emplace_back(b, b + bytes);
+  }
+  s_->node.uploads.push_back(std::move(buffer));
+  return s_->node.uploads.size() - 1;
+}
+
+void Lowering::launch(std::string what, LaunchFn f) { s_->node.launches.push_back({std::move(what), std::move(f)}); }
+
+void Lowering::reject(std::string_view why) const {
+  throw CudaError(label() + ": unsupported on the CUDA runtime: " + std::string(why));
+}
+
+// ---- LoweringBuilder --------------------------------------------------------------------------
+
+namespace detail {
+
+LoweringBuilder::LoweringBuilder(Device* device, LowerOptions const& options, ConstantCache* cache, std::size_t id_bound)
+    : device_(device), options_(options), cache_(cache), graph_(std::make_shared<LoweredGraph>()) {
+  if (device_) device_->make_current();
+  graph_->device = device;
+  graph_->id_bound = id_bound;
+  graph_->node_values.resize(id_bound);
+  graph_->node_index.assign(id_bound, LoweredGraph::npos);
+}
+LoweringBuilder::~LoweringBuilder() = default;
+
+void LoweringBuilder::add_input(NodeId id, std::string label, TensorDesc const& desc) {
+  if (desc.dtype != DType::float32)
+    throw CudaError("input '" + label + "' is " + desc.to_string() + ": unsupported on the CUDA runtime: only float32 tensors");
+  LoweredGraph::ValueInfo v;
+  v.desc = desc;
+  v.producer = id;
+  v.kind = desc.numel() == 0 ? Kind::empty : Kind::input;
+  v.slot = static_cast<std::uint32_t>(graph_->inputs.size());
+  auto value = static_cast<std::uint32_t>(graph_->values.size());
+  graph_->values.push_back(v);
+  graph_->node_values[id] = {value};
+  graph_->inputs.push_back({id, label, desc, value});
+  graph_->input_buffers.push_back(device_ ? std::make_shared<DeviceBuffer>(static_cast<std::size_t>(desc.bytes()), "input '" + label + "'") : nullptr);
+}
+
+void LoweringBuilder::add_constant(NodeId id, std::uint32_t port, TensorDesc const& desc, std::uint64_t key,
+                                   std::function<Tensor()> const& make, std::vector<std::shared_ptr<void const>> keepalive) {
+  if (desc.dtype != DType::float32)
+    throw CudaError("constant " + desc.to_string() + " of node " + std::to_string(id) + ": unsupported on the CUDA runtime: only float32 tensors");
+  std::shared_ptr<DeviceBuffer const> buffer;
+  if (!device_) {  // planning only: keep the value on the host
+    graph_->host_constants.resize(graph_->constants.size());
+    graph_->host_constants.push_back(make());
+  } else {
+    buffer = cache_ ? cache_->find(key) : nullptr;
+    if (!buffer || buffer->bytes() != static_cast<std::size_t>(desc.bytes())) {
+      Tensor t = make();
+      if (t.numel() != desc.numel())
+        throw CudaError("constant of node " + std::to_string(id) + " has " + std::to_string(t.numel()) + " values, expected " +
+                        std::to_string(desc.numel()));
+      auto fresh = std::make_shared<DeviceBuffer>(static_cast<std::size_t>(desc.bytes()), "constant of node " + std::to_string(id));
+      if (desc.bytes() > 0)
+        check(cudaMemcpy(fresh->get(), t.ptr(), static_cast<std::size_t>(desc.bytes()), cudaMemcpyHostToDevice), "cudaMemcpy",
+              "uploading the constant of node " + std::to_string(id));
+      buffer = fresh;
+      if (cache_) cache_->insert(key, buffer, std::move(keepalive));
+    }
+  }
+  LoweredGraph::ValueInfo v;
+  v.desc = desc;
+  v.producer = id;
+  v.kind = desc.numel() == 0 ? Kind::empty : Kind::constant;
+  v.slot = static_cast<std::uint32_t>(graph_->constants.size());
+  graph_->constants.push_back(std::move(buffer));
+  auto& ports = graph_->node_values[id];
+  if (ports.size() <= port) ports.resize(port + 1, LoweredGraph::npos);
+  ports[port] = static_cast<std::uint32_t>(graph_->values.size());
+  graph_->values.push_back(v);
+}
+
+std::optional<Lowering> LoweringBuilder::begin_node(NodeId id, std::string label, bool kernel, std::span<Value const> inputs,
+                                                    std::span<TensorDesc const> outputs) {
+  current_ = std::make_unique<NodeState>();
+  NodeState& s = *current_;
+  s.graph = graph_.get();
+  s.device = device_;
+  s.options = &options_;
+  s.node.id = id;
+  s.node.label = std::move(label);
+  s.node.kernel = kernel;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    Value in = inputs[i];
+    auto const& ports = graph_->node_values.at(in.node);
+    if (in.port >= ports.size() || ports[in.port] == LoweredGraph::npos)
+      throw CudaError(s.node.label + ": input " + std::to_string(i) + " was not lowered (node " + std::to_string(in.node) + " port " +
+                      std::to_string(in.port) + ")");
+    s.node.inputs.push_back(ports[in.port]);
+    s.in.push_back(graph_->values[ports[in.port]].desc);
+  }
+  s.node.placed.assign(inputs.size(), 0);
+  s.out.assign(outputs.begin(), outputs.end());
+  Lowering l(s);
+  for (auto const& d : s.in)
+    if (d.dtype != DType::float32) l.reject("input " + d.to_string() + ": only float32 tensors");
+  for (auto const& d : s.out)
+    if (d.dtype != DType::float32) l.reject("output " + d.to_string() + ": only float32 tensors");
+  bool any_elements = false;
+  for (auto const& d : s.out) {
+    LoweredGraph::ValueInfo v;
+    v.desc = d;
+    v.producer = id;
+    v.kind = d.numel() == 0 ? Kind::empty : Kind::buffer;
+    v.alignment = buffer_alignment;
+    any_elements = any_elements || d.numel() > 0;
+    s.node.outputs.push_back(static_cast<std::uint32_t>(graph_->values.size()));
+    graph_->values.push_back(v);
+  }
+  graph_->node_values[id] = s.node.outputs;
+  if (!any_elements) {  // nothing to compute: the node stays (a schedule may launch it) with no launches
+    end_node();
+    return std::nullopt;
+  }
+  return l;
+}
+
+void LoweringBuilder::end_node() {
+  NodeState& s = *current_;
+  bool writes = false;
+  for (std::uint32_t v : s.node.outputs) writes = writes || graph_->values[v].kind == Kind::buffer;
+  if (writes && s.node.launches.empty())
+    throw CudaError(s.node.label + ": its CUDA kernel neither launches anything nor declares its outputs as views");
+  if (!s.node.kernel && !s.node.launches.empty())
+    throw CudaError(s.node.label + ": runs no kernel in the schedule's sense (it moves no bytes), so no schedule launches it, "
+                    "but its CUDA kernel registers launches; it must declare its outputs as views");
+  graph_->node_index[s.node.id] = static_cast<std::uint32_t>(graph_->nodes.size());
+  graph_->nodes.push_back(std::move(s.node));
+  current_.reset();
+}
+
+void LoweringBuilder::set_preds(NodeId id, std::vector<NodeId> preds) {
+  if (id >= graph_->node_index.size() || graph_->node_index[id] == LoweredGraph::npos)
+    throw CudaError("kernel node " + std::to_string(id) + " was not lowered");
+  graph_->nodes[graph_->node_index[id]].preds = std::move(preds);
+}
+
+void LoweringBuilder::set_outputs(std::span<Value const> outputs) {
+  graph_->outputs.clear();
+  for (Value v : outputs) {
+    auto const& ports = graph_->node_values.at(v.node);
+    if (v.port >= ports.size() || ports[v.port] == LoweredGraph::npos)
+      throw CudaError("graph output (node " + std::to_string(v.node) + " port " + std::to_string(v.port) + ") was not lowered");
+    graph_->outputs.push_back(ports[v.port]);
+  }
+}
+
+std::shared_ptr<LoweredGraph const> LoweringBuilder::finish() {
+  auto& values = graph_->values;
+  // In-place concatenation: an input written by its producer's launches into a fresh buffer
+  // is redirected into the Concat's output, when that output is itself a fresh buffer and
+  // the offset keeps 16-byte alignment (which every buffer promises; see buffer_alignment).
+  // Placement only ever points a value at a value produced later, so it cannot form cycles.
+  if (options_.in_place_concat) {
+    for (auto& node : graph_->nodes) {
+      for (auto const& p : node.placeable) {
+        std::uint32_t v = node.inputs[p.input], out = node.outputs[p.output];
+        auto& value = values[v];
+        bool fresh = value.kind == Kind::buffer && value.parent == LoweredGraph::npos && value.producer != node.id;
+        bool aligned = (static_cast<std::size_t>(p.offset) * sizeof(float)) % buffer_alignment == 0;
+        if (!fresh || !aligned || values[out].kind != Kind::buffer) continue;
+        value.parent = out;
+        value.offset = p.offset;
+        node.placed[p.input] = 1;
+      }
+    }
+  }
+  return std::move(graph_);
+}
+
+}  // namespace detail
+}  // namespace autograph::cuda

@@ -1,0 +1,164 @@
+// The roofline cost model: device specs, the two roofs, fill, memoisation, and the nodes that
+// cost nothing at inference.
+#include <autograph/cost/device.hpp>
+#include <autograph/cost/inference_kernels.hpp>
+#include <autograph/cost/roofline.hpp>
+#include <autograph/graph/builder.hpp>
+#include <gtest/gtest.h>
+
+namespace autograph {
+namespace {
+
+static_assert(OpCostModel<RooflineCost>);
+static_assert(Device<devices::H100> && Device<devices::RTX2080Ti> && !Device<int>);
+
+KernelCost cost_of(RooflineCost const& m, Graph<> const& g, Value v) {
+  auto in = input_descs(g, v.node);
+  return m.estimate(g[v.node].op, in, g[v.node].outputs);
+}
+
+TEST(Devices, LookUpByKeyOrNameAndRejectUnknownNamesListingTheKnownOnes) {
+  EXPECT_EQ(device_spec("h100").sm_count, 132);
+  EXPECT_EQ(device_spec("H100 SXM").name, "H100 SXM");
+  EXPECT_EQ(device_spec("RTX-2080-Ti").sm_count, 68);
+  EXPECT_DOUBLE_EQ(device_spec("h200").bandwidth_gbs, 4800);
+  try {
+    device_spec("tpu");
+    FAIL() << "expected an error";
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("h100"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Devices, H100ReachesTheMeasuredRates) {
+  auto const& d = devices::H100::spec;
+  EXPECT_NEAR(d.bytes_per_us(), 3.0e6, 1);                    // 3.0 TB/s = 3e6 bytes per microsecond
+  EXPECT_NEAR(d.matrix_f16_per_us(), 798e6, 1);               // 798 TFLOP/s
+  EXPECT_NEAR(d.matrix_f32_per_us(), 494.7 / 989.4 * 798e6, 1);
+  EXPECT_EQ(devices::V100::spec.matrix_f32_per_us(), devices::V100::spec.fp32_per_us());  // no TF32 on Volta
+}
+
+TEST(Roofline, ElementwiseKernelsAreBandwidthBound) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 256, 112, 112});  // 12.8 MB: fills the device
+  auto y = b.relu(x);
+  auto g = b.graph();
+  RooflineCost m;
+  auto c = cost_of(m, g, y);
+  double bytes = 2.0 * 256 * 112 * 112 * 4;
+  EXPECT_DOUBLE_EQ(c.fill, 1.0);
+  EXPECT_NEAR(c.us, devices::H100::spec.launch_us + bytes / devices::H100::spec.bytes_per_us(), 1e-9);
+  EXPECT_DOUBLE_EQ(c.latency_us, devices::H100::spec.launch_us);
+}
+
+TEST(Roofline, LargeConvolutionsAreComputeBoundOnTensorCores) {
+  GraphBuilder b;
+  auto x = b.input("x", {8, 256, 56, 56});
+  auto y = b.conv2d(x, 256, {3, 3});
+  auto g = b.graph();
+  RooflineCost m;
+  auto c = cost_of(m, g, y);
+  EXPECT_DOUBLE_EQ(c.fill, 1.0);
+  // 8*56*56 = 25088 rows = 392 tiles exactly, 256 channels = 4 tiles: no padding waste.
+  double flops = 2.0 * 8 * 56 * 56 * 256 * 256 * 9;
+  EXPECT_NEAR(c.us, devices::H100::spec.launch_us + flops / devices::H100::spec.matrix_f32_per_us(), 1e-6);
+}
+
+TEST(Roofline, SmallKernelsFillLittleOfTheDeviceAndAreLatencyBound) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 64, 17, 17});
+  auto y = b.conv2d(x, 64, {1, 1});
+  auto z = b.relu(y);
+  auto g = b.graph();
+  RooflineCost m;
+  auto conv = cost_of(m, g, y), relu = cost_of(m, g, z);
+  EXPECT_NEAR(conv.fill, 5.0 / (2 * 132), 1e-12);  // ceil(289/64) = 5 tiles of 2*132 resident
+  EXPECT_NEAR(relu.fill, 64.0 * 17 * 17 / (2048.0 * 132), 1e-12);
+  EXPECT_LT(conv.us, 4 * devices::H100::spec.launch_us);
+  EXPECT_GT(conv.us, devices::H100::spec.launch_us);
+}
+
+TEST(Roofline, DevicesRankAsTheirPeaksSay) {
+  GraphBuilder b;
+  auto x = b.input("x", {8, 256, 56, 56});
+  auto y = b.conv2d(x, 256, {3, 3});
+  auto g = b.graph();
+  double h100 = cost_of(RooflineCost(devices::H100::spec), g, y).us;
+  double a100 = cost_of(RooflineCost(devices::A100::spec), g, y).us;
+  double v100 = cost_of(RooflineCost(devices::V100::spec), g, y).us;
+  double turing = cost_of(RooflineCost(devices::RTX2080Ti::spec), g, y).us;
+  EXPECT_LT(h100, a100);
+  EXPECT_LT(a100, v100);  // TF32 tensor cores against FP32 CUDA cores
+  EXPECT_LT(v100, turing);
+}
+
+TEST(Roofline, Float16MatmulsUseTheFp16TensorRate) {
+  GraphBuilder b;
+  auto a = b.input("a", {4096, 4096});
+  auto w = b.input("w", {4096, 4096});
+  auto y = b.matmul(a, w);
+  auto g32 = b.graph();
+  GraphBuilder b16;
+  auto a16 = b16.input("a", {4096, 4096}, DType::float16);
+  auto w16 = b16.input("w", {4096, 4096}, DType::float16);
+  auto y16 = b16.matmul(a16, w16);
+  auto g16 = b16.graph();
+  RooflineCost m;
+  double t32 = cost_of(m, g32, y).us - devices::H100::spec.launch_us;
+  double t16 = cost_of(m, g16, y16).us - devices::H100::spec.launch_us;
+  EXPECT_NEAR(t32 / t16, 2.0, 1e-9);  // 989.4 / 494.7
+}
+
+TEST(Roofline, DepthwiseConvolutionsRunOnCudaCores) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 96, 28, 28});
+  auto y = b.conv2d(x, 96, {3, 3}, {.groups = 96});
+  auto g = b.graph();
+  auto c = cost_of(RooflineCost{}, g, y);
+  EXPECT_NEAR(c.fill, 96.0 * 28 * 28 / (2048.0 * 132), 1e-12);  // one thread per output
+}
+
+TEST(Roofline, EachSignatureIsComputedOnceAndCopiesShareTheMemo) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 32, 28, 28});
+  auto r1 = b.relu(x);
+  auto r2 = b.relu(r1);  // same signature as r1
+  auto s = b.sigmoid(r2);
+  auto g = b.graph();
+  RooflineCost m;
+  RooflineCost copy = m;
+  EXPECT_EQ(cost_of(m, g, r1), cost_of(copy, g, r2));
+  cost_of(copy, g, s);
+  EXPECT_EQ(m.cached_signatures(), 2u);
+  EXPECT_EQ(cost_of(m, g, s), RooflineCost::compute(m.device(), g[s.node].op, input_descs(g, s.node), g[s.node].outputs));
+}
+
+TEST(InferenceKernels, WeightsAndWeightOnlyTransformsAreFoldedViewsRunNoKernel) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 8, 10, 10});
+  auto w = b.weight("w", {8, 8, 1, 1});
+  auto big = b.add(Enlarge{{3, 3}}, {w});  // weight-only: folded at load time
+  auto y = b.add(Conv2D{.pad = {1, 1, 1, 1}}, {x, big});
+  auto flat = b.reshape(y, {1, 800});
+  auto z = b.relu(flat);
+  auto pieces = b.split(y, 1, {4, 4});  // contiguous at batch 1: views
+  auto g = std::move(b).build({z, pieces[0], pieces[1]});
+  auto constant = constant_folded(g);
+  auto kernel = kernel_mask(g);
+  EXPECT_TRUE(constant[w.node] && constant[big.node]);
+  EXPECT_FALSE(constant[y.node] || constant[x.node]);
+  EXPECT_FALSE(kernel[x.node] || kernel[w.node] || kernel[big.node] || kernel[flat.node] || kernel[pieces[0].node]);
+  EXPECT_TRUE(kernel[y.node] && kernel[z.node]);
+}
+
+TEST(InferenceKernels, SplitsOfBatchedTensorsCopy) {
+  GraphBuilder b;
+  auto x = b.input("x", {2, 8, 4, 4});
+  auto pieces = b.split(x, 1, {4, 4});
+  auto g = std::move(b).build({pieces[0], pieces[1]});
+  EXPECT_TRUE(kernel_mask(g)[pieces[0].node]);
+  EXPECT_GT(cost_of(RooflineCost{}, g, pieces[0]).us, 0);
+}
+
+}  // namespace
+}  // namespace autograph

@@ -1,0 +1,254 @@
+// The host side of the CUDA runtime without a GPU: graphs lowered for planning only (views,
+// in-place concatenation, workspaces decided, nothing allocated), memory planned for
+// multi-stream schedules, and the plan executed on the CPU — every node's reference kernel
+// reading and writing the very arena offsets the GPU would use, in many interleavings the
+// schedule allows. A wrong view offset, a misplaced concat piece or a buffer reused while
+// another stream still reads it changes the result.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "autograph/cuda/lower.hpp"
+#include "autograph/cuda/memory_plan.hpp"
+#include "autograph/graph/builder.hpp"
+#include "autograph/runtime/reference_executor.hpp"
+#include "autograph/schedule/nimble.hpp"
+#include "autograph/schedule/sequential.hpp"
+#include "autograph/schedule/waits.hpp"
+
+namespace autograph::cuda {
+namespace {
+
+using Kind = LoweredGraph::ValueInfo::Kind;
+
+/// A random order of the launches of `s` that respects stream order and waits.
+std::vector<Launch const*> random_interleaving(Schedule const& s, std::mt19937_64& rng) {
+  std::map<NodeId, std::size_t> done_at;  // node -> completion step
+  std::vector<std::size_t> next(s.streams.size(), 0);
+  std::vector<Launch const*> order;
+  std::size_t total = s.num_kernels();
+  while (order.size() < total) {
+    std::vector<std::size_t> ready;
+    for (std::size_t t = 0; t < s.streams.size(); ++t) {
+      if (next[t] == s.streams[t].size()) continue;
+      auto const& l = s.streams[t][next[t]];
+      if (std::ranges::all_of(l.waits, [&](NodeId w) { return done_at.contains(w); })) ready.push_back(t);
+    }
+    if (ready.empty()) throw Error("the schedule deadlocks");
+    std::size_t t = ready[std::uniform_int_distribution<std::size_t>(0, ready.size() - 1)(rng)];
+    Launch const& l = s.streams[t][next[t]++];
+    done_at[l.node] = order.size();
+    order.push_back(&l);
+  }
+  return order;
+}
+
+/// Runs `lg` (lowered from `g` for planning) under `s` on the CPU: each node's reference
+/// kernel reads its inputs from and writes its outputs to the planned arena offsets, nodes in
+/// the given order. Returns the graph outputs read back from where the plan put them.
+std::vector<Tensor> emulate(Graph<> const& g, LoweredGraph const& lg, Schedule const& s, std::vector<Launch const*> const& order,
+                            std::vector<Tensor> const& inputs) {
+  HappensBefore hb(lg.id_bound);
+  hb.build(s);
+  validate_schedule(lg, hb, true);
+  MemoryPlan m = plan_memory(lg, hb, true);
+  std::vector<float> arena(m.arena.size / sizeof(float) + 1, std::nanf(""));  // stale data is NaN: reading it shows
+  auto ptr = [&](std::uint32_t v) -> float* {
+    auto [root, offset] = lg.root(v);
+    auto const& rv = lg.values[root];
+    switch (rv.kind) {
+      case Kind::input: return const_cast<float*>(inputs[rv.slot].ptr()) + offset;
+      case Kind::constant: return const_cast<float*>(lg.host_constants[rv.slot].ptr()) + offset;
+      case Kind::buffer: return arena.data() + m.offset(lg, v) / sizeof(float);
+      default: return nullptr;
+    }
+  };
+  auto read = [&](std::uint32_t v) {
+    auto const& d = lg.values[v].desc;
+    Tensor t(d.shape);
+    if (d.numel() > 0) std::copy_n(ptr(v), d.numel(), t.mutable_ptr());
+    return t;
+  };
+  for (Launch const* l : order) {
+    auto const* n = lg.node(l->node);
+    if (n->launches.empty()) continue;  // views only
+    std::vector<Tensor> in;
+    for (std::uint32_t v : n->inputs) in.push_back(read(v));
+    auto out = visit_op<BuiltinOps>(g[l->node].op, [&](auto const& op) -> std::vector<Tensor> {
+      using Op = std::remove_cvref_t<decltype(op)>;
+      if constexpr (is_source_op<Op>) throw Error("a source was launched");
+      else return reference::evaluate(op, in, std::span<TensorDesc const>(g[l->node].outputs));
+    });
+    for (std::size_t i = 0; i < n->outputs.size(); ++i) {
+      std::uint32_t v = n->outputs[i];
+      if (lg.values[v].kind != Kind::buffer || lg.values[v].desc.numel() == 0) continue;
+      std::copy_n(out[i].ptr(), out[i].numel(), ptr(v));
+    }
+  }
+  std::vector<Tensor> result;
+  for (std::uint32_t v : lg.outputs) result.push_back(read(v));
+  return result;
+}
+
+void expect_equal(std::vector<Tensor> const& got, std::vector<Tensor> const& want, std::string const& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].shape(), want[i].shape()) << what;
+    auto a = got[i].data(), b = want[i].data();
+    std::size_t differ = 0;
+    for (std::size_t k = 0; k < a.size(); ++k) differ += (a[k] == b[k] || (std::isnan(a[k]) && std::isnan(b[k]))) ? 0 : 1;
+    EXPECT_EQ(differ, 0u) << what << ": output " << i << " differs in " << differ << " of " << a.size() << " values";
+  }
+}
+
+std::vector<Tensor> random_inputs(Graph<> const& g, std::uint64_t seed) {
+  std::vector<Tensor> in;
+  for (NodeId id : g.inputs()) in.push_back(Tensor::random(g[id].outputs[0].shape, seed++));
+  return in;
+}
+
+/// Emulates `g` under `s` in `orders` random interleavings (and the schedule's own order)
+/// and expects exactly the reference executor's outputs.
+void expect_plan_runs(Graph<> const& g, Schedule const& s, LowerOptions const& options, std::string const& what, int orders = 10) {
+  auto lg = lower(g, nullptr, options);
+  auto in = random_inputs(g, 11);
+  auto want = ReferenceExecutor<>().run(g, std::span<Tensor const>(in));
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < orders; ++i) expect_equal(emulate(g, *lg, s, random_interleaving(s, rng), in), want, what + ", interleaving " + std::to_string(i));
+}
+
+/// Inception-style blocks without convolutions (those need cuDNN, hence a GPU): branches of
+/// pools and activations, concatenated in place, split into views, sliced and transposed.
+Graph<> branchy(std::int64_t blocks = 3) {
+  GraphBuilder<> b;
+  Value x = b.input("x", {1, 8, 6, 6});
+  for (std::int64_t i = 0; i < blocks; ++i) {
+    Value b1 = b.relu(x);
+    Value b2 = b.sigmoid(b.max_pool(x, {3, 3}, {.pad = {1, 1, 1, 1}}));
+    Value b3 = b.tanh(b.avg_pool(b.relu(x), {3, 3}, {.pad = {1, 1, 1, 1}, .count_include_pad = true}));
+    Value cat = b.concat({b1, b2, b3, b1});  // b1 twice: placed once, copied once
+    auto parts = b.split(cat, 1, {8, 16, 8});
+    Value mixed = b.add(parts[0], b.scale(parts[2], 0.5f));
+    Value head = b.add(Slice{{1}, {0}, {8}, {}}, {parts[1]});  // the first 8 of 16 channels: a view
+    x = b.add(mixed, b.add(head, x));
+  }
+  Value flat = b.reshape(x, {8, 36});
+  return std::move(b).build({b.softmax(b.transpose(flat, {1, 0})), x});
+}
+
+TEST(Planning, LowersViewsAndConcatenationsInPlaceWithoutAGpu) {
+  Graph<> g = branchy(1);
+  auto lg = lower(g, nullptr);
+  EXPECT_EQ(lg->device, nullptr);
+  std::size_t views = 0, placed = 0;
+  for (auto const& v : lg->values) views += v.kind == Kind::view;
+  for (auto const& n : lg->nodes) placed += static_cast<std::size_t>(std::ranges::count(n.placed, char{1}));
+  EXPECT_EQ(views, 5u);   // three Split pieces, the Slice, the Reshape
+  EXPECT_EQ(placed, 3u);  // relu, sigmoid(pool), tanh(pool) written into the concat; relu's second use copied
+  // Without views every node that moves data copies it.
+  auto copies = lower(g, nullptr, {.views = false, .in_place_concat = false});
+  std::size_t copy_views = 0;
+  for (auto const& v : copies->values) copy_views += v.kind == Kind::view;
+  EXPECT_EQ(copy_views, 4u);  // the Reshape and the contiguous Split's pieces, which are never kernels
+}
+
+TEST(Planning, OperatorsThatNeedLibrariesNeedAGpu) {
+  GraphBuilder<> b;
+  Graph<> g = std::move(b).build({b.conv2d(b.input("x", {1, 3, 8, 8}), 4, {3, 3})});
+  fill_random_weights(g, 1);
+  EXPECT_THROW((void)lower(g, nullptr), CudaError);
+}
+
+TEST(Planning, PlansRunOnTheCpuInEveryInterleaving) {
+  Graph<> g = branchy();
+  KernelDag dag(g);
+  for (auto const& options : {LowerOptions{}, LowerOptions{.views = false, .in_place_concat = false}}) {
+    std::string mode = options.views ? "views" : "copies";
+    expect_plan_runs(g, schedule::sequential(dag), options, mode + ", sequential", 1);
+    Schedule nimble = schedule::nimble(dag);
+    EXPECT_GT(nimble.num_streams(), 1u);
+    expect_plan_runs(g, nimble, options, mode + ", nimble");
+  }
+}
+
+/// A random DAG of elementwise ops, pools, normalisations, concatenations and splits.
+Graph<> random_graph(std::uint64_t seed, int nodes) {
+  std::mt19937_64 rng(seed);
+  GraphBuilder<> b;
+  std::vector<Value> values{b.input("x", {1, 4, 4, 4}), b.input("y", {1, 4, 4, 4})};
+  auto pick = [&] { return values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng)]; };
+  for (int i = 0; i < nodes; ++i) {
+    switch (std::uniform_int_distribution<int>(0, 5)(rng)) {
+      case 0: values.push_back(b.add(pick(), pick())); break;
+      case 1: values.push_back(b.mul(pick(), b.tanh(pick()))); break;
+      case 2: values.push_back(b.max_pool(pick(), {3, 3}, {.pad = {1, 1, 1, 1}})); break;
+      case 3: values.push_back(b.batch_norm(pick())); break;
+      case 4: {
+        auto parts = b.split(b.concat({pick(), pick(), pick()}, 1), 1, {4, 4, 4});
+        values.push_back(b.sub(parts[0], parts[2]));
+        values.push_back(parts[1]);
+        break;
+      }
+      default: values.push_back(b.relu(pick())); break;
+    }
+  }
+  Graph<> g = std::move(b).build({values.back(), values[values.size() / 2], values[2]});
+  g.remove_dead();
+  fill_random_weights(g, seed);
+  return g;
+}
+
+TEST(Planning, RandomGraphsUnderRandomStreams) {
+  for (std::uint64_t seed = 0; seed < 12; ++seed) {
+    Graph<> g = random_graph(seed, 40);
+    KernelDag dag(g);
+    std::mt19937_64 rng(seed);
+    std::vector<std::vector<NodeId>> streams(2 + seed % 4);
+    for (NodeId id : dag.nodes()) streams[std::uniform_int_distribution<std::size_t>(0, streams.size() - 1)(rng)].push_back(id);
+    std::string what = "seed " + std::to_string(seed);
+    expect_plan_runs(g, insert_waits(dag, streams), {}, what + ", random streams");
+    expect_plan_runs(g, schedule::nimble(dag), {}, what + ", nimble");
+  }
+}
+
+TEST(Planning, RefusesSchedulesThatDoNotRunTheGraph) {
+  Graph<> g = branchy(1);
+  auto lg = lower(g, nullptr);
+  KernelDag dag(g);
+  Schedule s = schedule::nimble(dag);
+  auto check = [&](Schedule const& bad, bool complete = true) {
+    HappensBefore hb(lg->id_bound);
+    hb.build(bad);
+    validate_schedule(*lg, hb, complete);
+  };
+  EXPECT_NO_THROW(check(s));
+  Schedule dropped = s;
+  for (auto& stream : dropped.streams)
+    for (auto& l : stream) l.waits.clear();
+  EXPECT_THROW(check(dropped), ScheduleError);
+  Schedule partial = s;
+  partial.streams[0].pop_back();
+  for (auto& stream : partial.streams)
+    for (auto& l : stream) std::erase(l.waits, s.streams[0].back().node);
+  EXPECT_THROW(check(partial), ScheduleError);
+  EXPECT_NO_THROW(check(partial, false));  // a stage being timed: the missing kernel counts as done
+}
+
+TEST(Planning, PartialSchedulesPinWhatTheyDoNotWrite) {
+  Graph<> g = branchy(2);
+  auto lg = lower(g, nullptr);
+  KernelDag dag(g);
+  std::vector<std::vector<NodeId>> half(1);
+  for (std::size_t k = dag.size() / 2; k < dag.size(); ++k) half[0].push_back(dag.node(k));
+  Schedule s = insert_waits(dag, half, false);
+  HappensBefore hb(lg->id_bound);
+  hb.build(s);
+  MemoryPlan m = plan_memory(*lg, hb, true);
+  // Every buffer the scheduled half reads but the other half writes keeps its own bytes.
+  std::size_t pinned = 0;
+  for (auto const& r : m.requests) pinned += r.pinned;
+  EXPECT_GT(pinned, lg->outputs.size());
+}
+
+}  // namespace
+}  // namespace autograph::cuda
