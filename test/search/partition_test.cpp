@@ -149,7 +149,7 @@ TEST(PartitionDp, PicksTheCheapestChunking) {
 TEST(Partition, PartOrderIsTopologicalOnRealModels) {
   // Parts are listed so that every part comes after the parts it reads; the DP relies on it.
   for (auto name : {"randwire_ws", "nasnet_a_mobile", "inception_v3"}) {
-    auto g = models::build(name, {.resolution = 64});
+    auto g = models::build(name, {.resolution = 75});
     auto p = partition(g, capacity_all);
     for (std::size_t i = 0; i < p.parts.size(); ++i)
       for (auto j : p.succ[i]) EXPECT_LT(i, j) << name << ": part " << i << " feeds part " << j;
