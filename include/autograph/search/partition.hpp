@@ -58,9 +58,13 @@ std::vector<NodeId> min_vertex_cut(Graph<Set> const& g, std::vector<NodeId> cons
                                                       boost::property<boost::vertex_predecessor_t, Traits::edge_descriptor>>>>,
       boost::property<boost::edge_capacity_t, long,
                       boost::property<boost::edge_residual_capacity_t, long, boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
-  constexpr long inf = std::numeric_limits<long>::max() / 4;
-
   std::size_t n = nodes.size();
+  std::size_t third = std::max<std::size_t>(1, n / 3);
+  // "Infinite" is one more than every finite capacity together: no finite cut can reach it,
+  // and flows stay far from overflow (BK adds capacities along paths, so a huge sentinel
+  // such as LONG_MAX/4 overflows once a few paths share an edge).
+  long inf = 1;
+  for (std::size_t i = third; i + third < n; ++i) inf += static_cast<long>(capacity(nodes[i]) + 1);
   std::vector<std::size_t> local(g.id_bound(), Partition::npos);
   for (std::size_t i = 0; i < n; ++i) local[nodes[i]] = i;
   // Vertices: in(i) = 2i, out(i) = 2i+1, source = 2n, sink = 2n+1.
@@ -75,7 +79,6 @@ std::vector<NodeId> min_vertex_cut(Graph<Set> const& g, std::vector<NodeId> cons
     rev[e] = r;
     rev[r] = e;
   };
-  std::size_t third = std::max<std::size_t>(1, n / 3);
   for (std::size_t i = 0; i < n; ++i) {
     bool pinned = i < third || i >= n - third;  // the ends stay whole: they are the terminals
     add_edge(2 * i, 2 * i + 1, pinned ? inf : static_cast<long>(capacity(nodes[i]) + 1));
@@ -84,7 +87,12 @@ std::vector<NodeId> min_vertex_cut(Graph<Set> const& g, std::vector<NodeId> cons
     for (Use u : g.users(nodes[i]))
       if (local[u.node] != Partition::npos) add_edge(2 * i + 1, 2 * local[u.node], inf);
   }
-  cut_value = static_cast<std::size_t>(boost::boykov_kolmogorov_max_flow(fg, 2 * n, 2 * n + 1));
+  long flow = boost::boykov_kolmogorov_max_flow(fg, 2 * n, 2 * n + 1);
+  if (flow >= inf) {  // the ends touch directly: no cut of middle nodes separates them
+    cut_value = 0;
+    return {};
+  }
+  cut_value = static_cast<std::size_t>(flow);
   // After the flow, vertices coloured like the source are on its side of the minimum cut.
   auto color = get(boost::vertex_color, fg);
   auto source_color = get(color, 2 * n);
