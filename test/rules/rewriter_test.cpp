@@ -6,6 +6,7 @@
 #include <autograph/graph/structural_hash.hpp>
 #include <autograph/graph/validate.hpp>
 #include <autograph/graph/weights.hpp>
+#include <autograph/rules/fold_weights.hpp>
 #include <autograph/rules/library/conv_folding.hpp>
 #include <autograph/rules/library/fusion.hpp>
 #include <autograph/rules/library/merge.hpp>
@@ -106,6 +107,32 @@ TEST(Rewrite, KeepsWeightTransformsForShapeOnlyWeights) {
       EXPECT_TRUE(is_weight_only(r->graph, id));
     }
   }
+}
+
+TEST(Rewrite, FoldingOffKeepsTransformsAndFoldingLaterGivesTheSameWeights) {
+  auto g = two_sibling_convs(true);
+  auto now = rewrite_first<MergeSiblingOps>(g);
+  auto later = rewrite_first<MergeSiblingOps>(g, {}, {.fold_weights = false});
+  ASSERT_TRUE(now && later);
+  EXPECT_EQ(count_ops(later->graph, "Concat"), 1u);  // kept as a node, no data computed
+  EXPECT_EQ(later->changes.folded, 0u);
+  Graph<> folded = later->graph;
+  EXPECT_EQ(fold_weight_transforms(folded), 1u);
+  validate(folded);
+  EXPECT_EQ(count_ops(folded, "Concat"), 0u);
+  EXPECT_EQ(folded.num_nodes(), now->graph.num_nodes());
+  // The same kernel values either way.
+  auto weight_of_conv = [](Graph<> const& h) {
+    for (NodeId id : h.node_ids())
+      if (h[id].is<Conv2D>()) return h[h[id].inputs[1].node].get_if<Weight>()->data;
+    return std::shared_ptr<std::vector<float> const>{};
+  };
+  auto a = weight_of_conv(now->graph), b = weight_of_conv(folded);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(*a, *b);
+  // Nothing to fold in a graph without transforms; `later` itself is untouched.
+  EXPECT_EQ(fold_weight_transforms(folded), 0u);
+  EXPECT_EQ(count_ops(later->graph, "Concat"), 1u);
 }
 
 TEST(Rewrite, FoldCacheSharesFoldedStorageBetweenGraphs) {

@@ -9,6 +9,7 @@
 // to the outside values, redirects the readers of the old part's outputs, and removes what
 // is no longer used.
 #include <algorithm>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -29,7 +30,8 @@ inline std::string placeholder_label(Value v) { return "@" + std::to_string(v.no
 }  // namespace detail
 
 /// Extracts the part `nodes` (any order; source nodes in it are fine). Weights read by the part
-/// are included even when not listed.
+/// are included even when not listed, and so are weight transforms (nodes computing only from
+/// weights, such as a folded BatchNorm's scaled kernel): rules look through them to the weights.
 template <class Set>
 Subgraph<Set> extract(Graph<Set> const& g, std::vector<NodeId> const& nodes) {
   std::vector<char> in_part(g.id_bound(), 0);
@@ -37,24 +39,39 @@ Subgraph<Set> extract(Graph<Set> const& g, std::vector<NodeId> const& nodes) {
   Subgraph<Set> sub;
   std::unordered_map<std::uint64_t, Value> map;  // (node << 32 | port) in g -> value in sub
   auto key = [](Value v) { return (std::uint64_t{v.node} << 32) | v.port; };
+  std::vector<char> weight_only(g.id_bound(), 0);  // 0 unknown, 1 yes, 2 no
+  std::function<bool(NodeId)> is_weight_only = [&](NodeId id) {
+    if (weight_only[id] == 0) {
+      auto const& n = g[id];
+      bool w = n.template is<Weight>() ||
+               (!n.inputs.empty() && std::ranges::all_of(n.inputs, [&](Value v) { return is_weight_only(v.node); }));
+      weight_only[id] = w ? 1 : 2;
+    }
+    return weight_only[id] == 1;
+  };
+  std::function<Value(Value)> bring;  // the value of g as seen inside the part
+  bring = [&](Value v) {
+    if (auto it = map.find(key(v)); it != map.end()) return it->second;
+    Value inside;
+    if (in_part[v.node]) throw GraphError("extract(): the part reads " + g.label(v.node) + " before computing it");
+    if (is_weight_only(v.node)) {  // copy the weight or the transform (and what it reads)
+      auto const& n = g[v.node];
+      std::vector<Value> ins;
+      for (Value in : n.inputs) ins.push_back(bring(in));
+      NodeId copy = sub.graph.add(n.op, std::span<Value const>(ins), n.name);
+      for (std::uint32_t p = 0; p < n.outputs.size(); ++p) map.emplace(key(Value{v.node, p}), Value{copy, p});
+      return Value{copy, v.port};
+    }
+    inside = Value{sub.graph.add(AnyOp{Input{g.desc(v), detail::placeholder_label(v)}}, std::span<Value const>{}), 0};
+    sub.inputs.push_back(v);
+    map.emplace(key(v), inside);
+    return inside;
+  };
   for (NodeId id : topological_order(g)) {
     if (!in_part[id]) continue;
     auto const& n = g[id];
     std::vector<Value> ins;
-    for (Value v : n.inputs) {
-      auto it = map.find(key(v));
-      if (it == map.end()) {
-        Value outside;
-        if (g[v.node].template is<Weight>()) {
-          outside = Value{sub.graph.add(g[v.node].op, std::span<Value const>{}, g[v.node].name), 0};
-        } else {
-          outside = Value{sub.graph.add(AnyOp{Input{g.desc(v), detail::placeholder_label(v)}}, std::span<Value const>{}), 0};
-          sub.inputs.push_back(v);
-        }
-        it = map.emplace(key(v), outside).first;
-      }
-      ins.push_back(it->second);
-    }
+    for (Value v : n.inputs) ins.push_back(bring(v));
     NodeId nid = sub.graph.add(n.op, std::span<Value const>(ins), n.name);
     for (std::uint32_t p = 0; p < n.outputs.size(); ++p) map.emplace(key(Value{id, p}), Value{nid, p});
   }

@@ -54,7 +54,9 @@ struct ChangeLog {
 template <class Set>
 class Rewriter {
  public:
-  explicit Rewriter(Graph<Set>& g, FoldCache* cache = nullptr) : g_(g), cache_(cache) {}
+  /// `fold`: constant-fold weight transforms as they are added (search turns it off and folds
+  /// the graph it keeps once, with fold_weight_transforms()).
+  explicit Rewriter(Graph<Set>& g, FoldCache* cache = nullptr, bool fold = true) : g_(g), cache_(cache), fold_(fold) {}
 
   Graph<Set> const& graph() const { return g_; }
   ChangeLog const& changes() const { return log_; }
@@ -112,7 +114,7 @@ class Rewriter {
 
  private:
   std::optional<std::vector<Value>> try_fold(AnyOp const& op, std::span<Value const> inputs, std::string const& name) {
-    if (inputs.empty() || !WeightTransformOps::holds(op)) return std::nullopt;
+    if (!fold_ || inputs.empty() || !WeightTransformOps::holds(op)) return std::nullopt;
     std::vector<Tensor> in;
     std::vector<TensorDesc> in_desc;
     std::uint64_t key = op.hash();
@@ -150,6 +152,7 @@ class Rewriter {
 
   Graph<Set>& g_;
   FoldCache* cache_;
+  bool fold_;
   ChangeLog log_;
 };
 

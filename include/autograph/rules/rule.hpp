@@ -134,6 +134,7 @@ struct Rewritten {
 
 struct RewriteOptions {
   FoldCache* fold_cache = nullptr;  // share folded weights between graphs (search)
+  bool fold_weights = true;         // fold weight transforms now (false: keep them as nodes)
 };
 
 /// Applies one match of `rule` to a copy of `g` (copy-on-write: the cost is the rewrite's size):
@@ -144,7 +145,7 @@ template <class Set, class R>
 std::optional<Rewritten<Set>> rewrite(Graph<Set> const& g, R const& rule, Match const& m, RewriteOptions const& o = {},
                                       std::string* why = nullptr) {
   Graph<Set> out = g;
-  Rewriter<Set> rw(out, o.fold_cache);
+  Rewriter<Set> rw(out, o.fold_cache, o.fold_weights);
   auto failed = [&](std::string reason) -> std::optional<Rewritten<Set>> {
     if (why) *why = std::string(rule_name(rule)) + ": " + reason;
     return std::nullopt;

@@ -6,9 +6,17 @@
 // are deduplicated by structural hash *confirmed by equality* (TASO trusts the hash alone and
 // can drop a graph on a collision). The search stops when the queue is empty, or the budget
 // of expanded graphs or the time limit is reached, and says which.
+//
+// Combining (our addition, on by default): when an expansion yields several improving
+// rewrites, an expander that can `combine` also offers the graph with all of them that do not
+// interfere applied at once. Independent rewrites commute, so this child is reachable by
+// single steps too; it only saves the budget the single steps would take (TASO's search, run
+// as a baseline, does not combine).
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <limits>
+#include <span>
 #include <queue>
 #include <string>
 #include <unordered_map>
@@ -25,6 +33,7 @@ struct BacktrackingOptions {
   std::size_t budget = 500;        // graphs expanded at most
   std::size_t top_k = 1;           // distinct best graphs returned
   double time_limit_s = 1e9;
+  bool combine = true;             // offer the improving rewrites of an expansion combined
 };
 
 template <class Set>
@@ -44,7 +53,10 @@ struct SearchOutcome {
 };
 
 /// `expand(graph, emit)` calls `emit(Graph&& rewritten, std::string_view rule)` once per
-/// match of every rule; `cost(graph)` is the cost policy.
+/// match of every rule; `cost(graph)` is the cost policy. An expander may also provide
+/// `combine(graph, picks, emit_many)`: `picks` are positions among the rewrites its last
+/// expansion of `graph` emitted, best first; it calls `emit_many(Graph&&, std::span<std::string
+/// const> rules)` with those that do not interfere applied together.
 template <class Set, class Expand, class Cost>
 SearchOutcome<Set> backtracking_search(Graph<Set> const& start, Expand&& expand, Cost&& cost, BacktrackingOptions const& opt = {}) {
   auto t0 = std::chrono::steady_clock::now();
@@ -83,21 +95,42 @@ SearchOutcome<Set> backtracking_search(Graph<Set> const& start, Expand&& expand,
     // Copies (cheap: copy-on-write) because emitting grows `pool` and may move its elements.
     Graph<Set> const current = pool[cur].graph;
     RewriteTrail const current_trail = pool[cur].trail;
-    expand(current, [&](Graph<Set>&& next, std::string_view rule) {
+    double const current_cost = pool[cur].cost;
+    // Returns the candidate's cost, or NaN when it was a duplicate.
+    auto consider = [&](Graph<Set>&& next, RewriteTrail trail) {
       ++out.generated;
       std::uint64_t h = structural_hash(next);  // cheaper than the cost: dedupe first
       if (!is_new(next, h)) {
         ++out.duplicates;
-        return;
+        return std::numeric_limits<double>::quiet_NaN();
       }
       double c = cost(next);
-      if (!(c < opt.relax * best_cost)) return;
-      RewriteTrail trail = current_trail.then(std::string(rule));
+      if (!(c < opt.relax * best_cost)) return c;
       pool.push_back({std::move(next), c, std::move(trail)});
       seen.emplace(h, pool.size() - 1);
       queue.push(pool.size() - 1);
       best_cost = std::min(best_cost, c);
+      return c;
+    };
+    std::vector<std::pair<double, std::size_t>> improving;  // (cost, position among the emitted)
+    std::size_t position = 0;
+    expand(current, [&](Graph<Set>&& next, std::string_view rule) {
+      double c = consider(std::move(next), current_trail.then(std::string(rule)));
+      if (c < current_cost) improving.emplace_back(c, position);
+      ++position;
     });
+    if constexpr (requires { expand.combine(current, std::span<std::size_t const>{}, [](Graph<Set>&&, std::span<std::string const>) {}); }) {
+      if (opt.combine && improving.size() >= 2) {
+        std::ranges::sort(improving);
+        std::vector<std::size_t> picks;
+        for (auto const& [c, p] : improving) picks.push_back(p);
+        expand.combine(current, std::span<std::size_t const>(picks), [&](Graph<Set>&& next, std::span<std::string const> rules) {
+          RewriteTrail trail = current_trail;
+          for (auto const& r : rules) trail = trail.then(r);
+          consider(std::move(next), std::move(trail));
+        });
+      }
+    }
   }
 
   std::vector<std::size_t> order(pool.size());

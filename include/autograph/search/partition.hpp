@@ -22,6 +22,7 @@
 #include <boost/graph/boykov_kolmogorov_max_flow.hpp>
 #pragma GCC diagnostic pop
 
+#include "autograph/cost/inference_kernels.hpp"
 #include "autograph/graph/graph.hpp"
 #include "autograph/graph/stats.hpp"
 #include "autograph/graph/topological_order.hpp"
@@ -30,7 +31,7 @@ namespace autograph {
 
 struct PartitionOptions {
   std::size_t size_lower = 40;   // split parts larger than this
-  std::size_t merge_upper = 120; // merge adjacent parts up to this size
+  std::size_t merge_upper = 120; // merge consecutive parts up to this size
 };
 
 struct Partition {
@@ -112,9 +113,12 @@ Partition partition(Graph<Set> const& g, std::function<std::size_t(NodeId)> cons
     throw Error("partition(): need 0 < size_lower <= merge_upper, got " + std::to_string(opt.size_lower) + " and " +
                 std::to_string(opt.merge_upper));
   Partition result;
+  // Weight transforms (constant-folded at inference) go with the operators that read them:
+  // extract() copies them into every part that needs them.
+  auto constant = constant_folded(g);
   std::vector<NodeId> order;
   for (NodeId id : topological_order(g))
-    if (is_operator_node(g, id)) order.push_back(id);
+    if (is_operator_node(g, id) && !constant[id]) order.push_back(id);
   std::vector<std::size_t> position(g.id_bound(), 0);
   for (std::size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
 
@@ -151,20 +155,15 @@ Partition partition(Graph<Set> const& g, std::function<std::size_t(NodeId)> cons
   // which is a topological order of the parts: a first half holds every predecessor its
   // nodes have in the split set. (Sorting parts by their first node would not be.)
 
-  // Merge consecutive parts of that order, when connected, up to merge_upper. Consecutive
-  // parts of a topological order cannot have a third part on a path between them, so a merge
-  // never makes the part graph cyclic.
+  // Merge consecutive parts of that order up to merge_upper. Consecutive parts of a
+  // topological order cannot have a third part on a path between them, so a merge never makes
+  // the part graph cyclic. They need not be connected: NasNet's bisection leaves many small
+  // parts side by side (parallel branches), and requiring a shared edge left 51 parts of ~17
+  // ops on NasNet-A Large, whose DP then ran out of states. A chunk of parallel branches is
+  // what merge rules want anyway.
   std::vector<std::size_t> part_of(g.id_bound(), Partition::npos);
-  auto adjacent = [&](std::vector<NodeId> const& x, std::vector<NodeId> const& y) {
-    std::vector<char> in_y(g.id_bound(), 0);
-    for (NodeId v : y) in_y[v] = 1;
-    for (NodeId v : x)
-      for (Use u : g.users(v))
-        if (in_y[u.node]) return true;
-    return false;
-  };
   for (auto& p : done) {
-    if (!result.parts.empty() && result.parts.back().size() + p.size() <= opt.merge_upper && adjacent(result.parts.back(), p)) {
+    if (!result.parts.empty() && result.parts.back().size() + p.size() <= opt.merge_upper) {
       result.parts.back().insert(result.parts.back().end(), p.begin(), p.end());
     } else {
       result.parts.push_back(std::move(p));

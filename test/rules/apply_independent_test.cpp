@@ -1,0 +1,82 @@
+// apply_independent(): matches applied together equal the same rewrites applied one at a time,
+// a match that touches an applied one is skipped, and a combination that would close a cycle
+// is refused.
+#include <gtest/gtest.h>
+
+#include <autograph/graph/builder.hpp>
+#include <autograph/graph/structural_hash.hpp>
+#include <autograph/graph/topological_order.hpp>
+#include <autograph/graph/validate.hpp>
+#include <autograph/models/zoo.hpp>
+#include <autograph/rules/apply_independent.hpp>
+
+namespace autograph::rules {
+namespace {
+
+using Engine = RuleEngine<BuiltinOps>;
+
+std::vector<FoundMatch> matches_of(Engine const& e, Graph<> const& g, std::string_view rule) {
+  std::vector<FoundMatch> out;
+  for (auto const& f : e.find_matches(g))
+    if (e.name(f.rule) == rule) out.push_back(f);
+  return out;
+}
+
+}  // namespace
+
+TEST(ApplyIndependent, AllBatchNormFoldsAtOnceEqualThemOneByOne) {
+  auto g = models::build("inception_v3", {.resolution = 75});
+  Engine engine;
+  auto ms = matches_of(engine, g, "fold-conv-batchnorm");
+  ASSERT_GE(ms.size(), 90u);  // every convolution of Inception-v3 is followed by a BatchNorm
+  auto all = apply_independent(engine, g, std::span<FoundMatch const>(ms));
+  EXPECT_EQ(all.applied.size(), ms.size());
+  EXPECT_TRUE(matches_of(engine, all.graph, "fold-conv-batchnorm").empty());
+
+  Graph<> one = g;
+  for (auto m = matches_of(engine, one, "fold-conv-batchnorm"); !m.empty(); m = matches_of(engine, one, "fold-conv-batchnorm"))
+    one = engine.apply(one, m.front())->graph;
+  EXPECT_TRUE(structurally_equal(all.graph, one));
+  EXPECT_NO_THROW(validate(all.graph));
+}
+
+TEST(ApplyIndependent, SkipsAMatchThatTouchesAnAppliedOne) {
+  auto g = models::build("resnet50", {.resolution = 32});
+  Engine engine;
+  auto ms = matches_of(engine, g, "fold-conv-batchnorm");
+  ASSERT_FALSE(ms.empty());
+  std::vector<FoundMatch> twice{ms[0], ms[0]};
+  auto r = apply_independent(engine, g, std::span<FoundMatch const>(twice));
+  EXPECT_EQ(r.applied, (std::vector<std::size_t>{0}));
+  EXPECT_NO_THROW(validate(r.graph));
+  // The input graph is untouched.
+  EXPECT_EQ(matches_of(engine, g, "fold-conv-batchnorm").size(), ms.size());
+}
+
+TEST(ApplyIndependent, RefusesMergesThatTogetherCloseACycle) {
+  // NasNet's cells merge branches that feed each other's siblings: applying every
+  // merge-parallel-convs match at once would close cycles; each is checked and refused.
+  auto g = models::build("nasnet_a_mobile", {.resolution = 32});
+  Engine engine;
+  auto ms = matches_of(engine, g, "merge-parallel-convs");
+  ASSERT_GT(ms.size(), 10u);
+  auto r = apply_independent(engine, g, std::span<FoundMatch const>(ms));
+  EXPECT_GT(r.applied.size(), 0u);
+  EXPECT_NO_THROW(validate(r.graph));
+  EXPECT_NO_THROW(topological_order(r.graph));
+}
+
+TEST(ClosesCycle, FindsACycleThroughANewNodeOnly) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 4});
+  auto a = b.relu(x);
+  auto c = b.relu(a);
+  auto g = std::move(b).build({c});
+  std::vector<NodeId> added{c.node};
+  EXPECT_FALSE(closes_cycle(g, std::span<NodeId const>(added)));
+  // Point a at c: a -> c -> a.
+  g.set_input(Use{a.node, 0}, c);
+  EXPECT_TRUE(closes_cycle(g, std::span<NodeId const>(added)));
+}
+
+}  // namespace autograph::rules
