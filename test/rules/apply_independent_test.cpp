@@ -66,6 +66,21 @@ TEST(ApplyIndependent, RefusesMergesThatTogetherCloseACycle) {
   EXPECT_NO_THROW(topological_order(r.graph));
 }
 
+TEST(RuleEngine, MatchesOfOneRuleAreThatRulesShareOfAllMatches) {
+  auto g = models::build("nasnet_a_mobile", {.resolution = 32});
+  Engine engine;
+  auto all = engine.find_matches(g);
+  for (std::uint32_t r = 0; r < engine.size(); ++r) {
+    std::vector<FoundMatch> expected;
+    for (auto const& f : all)
+      if (f.rule == r) expected.push_back(f);
+    auto one = engine.find_matches(g, r);
+    ASSERT_EQ(one.size(), expected.size()) << engine.name(r);
+    for (std::size_t i = 0; i < one.size(); ++i) EXPECT_TRUE(one[i].rule == r && one[i].match == expected[i].match) << engine.name(r);
+  }
+  EXPECT_THROW(engine.find_matches(g, static_cast<std::uint32_t>(engine.size())), Error);
+}
+
 TEST(ClosesCycle, FindsACycleThroughANewNodeOnly) {
   GraphBuilder b;
   auto x = b.input("x", {1, 4});

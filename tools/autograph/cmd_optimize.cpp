@@ -121,6 +121,7 @@ int run(OptimizeOptions const& o) {
   bo.seed = o.seed;
   bo.time_limit_s = o.time_limit;
   bo.progress = [](std::string const& c) { std::fprintf(stderr, "running %s...\n", c.c_str()); };
+  bo.search_progress = true;
 
   std::vector<BaselineResult<>> results;
   std::string device_name;
@@ -144,6 +145,12 @@ int run(OptimizeOptions const& o) {
                 r.operators, verified.c_str(), rewrites_text(r.rewrites).c_str());
   }
   for (auto const& r : results)
+    if (!r.left_out.empty()) {
+      std::string names;
+      for (auto const& n : r.left_out) names += (names.empty() ? "" : ", ") + n;
+      std::printf("%s left out rules that on their own made the graph slower: %s\n", r.name.c_str(), names.c_str());
+    }
+  for (auto const& r : results)
     if (!r.verification.passed && bo.verify)
       std::fprintf(stderr, "verification of %s failed: %s\n", r.name.c_str(), r.verification.why.c_str());
 
@@ -161,6 +168,7 @@ int run(OptimizeOptions const& o) {
                                      {"nodes", r.operators},
                                      {"rewrites", r.rewrites},
                                      {"stop_reason", r.stop_reason},
+                                     {"left_out", r.left_out},
                                      {"verification",
                                       {{"ran", r.verification.ran},
                                        {"passed", r.verification.passed},

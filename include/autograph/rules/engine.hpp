@@ -62,6 +62,20 @@ class RuleEngine<Set, Rules<Rs...>> {
     for_each_match(idx, [&](std::uint32_t r, Match const& m) { out.push_back({r, m}); });
     return out;
   }
+  /// The matches of one rule only (engine numbering).
+  std::vector<FoundMatch> find_matches(Graph<Set> const& g, std::uint32_t rule) const {
+    if (rule >= size()) throw Error("RuleEngine::find_matches(): no rule " + std::to_string(rule) + " (" + std::to_string(size()) + " rules)");
+    MatchIndex<Set> idx(g);
+    std::vector<FoundMatch> out;
+    auto sink = [&](Match const& m) { out.push_back({rule, m}); };
+    if (rule < num_typed) {
+      std::uint32_t i = 0;
+      ((i++ == rule ? rules::for_each_match(Rs{}, idx, sink) : void()), ...);
+    } else {
+      rules::for_each_match(runtime_[rule - num_typed], idx, sink);
+    }
+    return out;
+  }
 
   /// Applies a match found by this engine to `g` (see rewrite()).
   std::optional<Rewritten<Set>> apply(Graph<Set> const& g, FoundMatch const& f, RewriteOptions const& o = {}, std::string* why = nullptr) const {

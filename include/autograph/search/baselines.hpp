@@ -53,7 +53,8 @@ struct BaselineResult {
   std::map<std::string, std::size_t> rewrites;
   std::string stop_reason;
   Verification verification;
-  Graph<Set> graph;  // the graph this configuration runs
+  Graph<Set> graph;                    // the graph this configuration runs
+  std::vector<std::string> left_out;   // rules the search measured slower and left out
 };
 
 struct BaselineOptions {
@@ -63,6 +64,7 @@ struct BaselineOptions {
   std::uint64_t seed = 1;
   double time_limit_s = 60;       // per optimizing configuration
   std::function<void(std::string const&)> progress = {};  // called as each configuration starts
+  bool search_progress = false;   // searches print rounds on stderr once they run over a second
 };
 
 /// Runs `optimized` and `original` on the same random inputs; both must carry weight data.
@@ -127,7 +129,7 @@ std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOpti
 
   auto record = [&](std::string name, Graph<Set> const& graph, double latency, double seconds, std::map<std::string, std::size_t> rewrites,
                     std::string stop) {
-    BaselineResult<Set> r{std::move(name), latency, seconds, graph_stats(graph).operators, std::move(rewrites), std::move(stop), {}, graph};
+    BaselineResult<Set> r{std::move(name), latency, seconds, graph_stats(graph).operators, std::move(rewrites), std::move(stop), {}, graph, {}};
     if (!opt.verify) r.verification = {false, false, 0.0, "verification off"};
     else if (r.rewrites.empty()) r.verification = {true, true, 0.0, "the input graph itself"};
     else r.verification = verify_equivalent(g, graph, opt.tolerance, opt.seed);
@@ -149,7 +151,7 @@ std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOpti
   }
   if (wants("taso") || wants("taso+nimble")) {
     start("taso");
-    OptimizerOptions o{.relax = 1.05, .partition = false, .measure_rounds = 0, .time_limit_s = opt.time_limit_s, .combine = false};
+    OptimizerOptions o{.relax = 1.05, .partition = false, .measure_rounds = 0, .time_limit_s = opt.time_limit_s, .progress = opt.search_progress, .combine = false};
     Optimizer<Graph<Set>, Rules, SumCost, SeqRuntime> taso(seq, o, Engine(runtime_rules));
     auto r = taso.optimize(g);
     if (wants("taso")) record("taso", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop_reason);
@@ -157,17 +159,18 @@ std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOpti
   }
   if (wants("metaflow")) {
     start("metaflow");
-    OptimizerOptions o{.relax = 1.05, .partition = true, .measure_rounds = 0, .time_limit_s = opt.time_limit_s, .combine = false};
+    OptimizerOptions o{.relax = 1.05, .partition = true, .measure_rounds = 0, .time_limit_s = opt.time_limit_s, .progress = opt.search_progress, .combine = false};
     Optimizer<Graph<Set>, Rules, SumCost, SeqRuntime> metaflow(seq, o, Engine(runtime_rules));
     auto r = metaflow.optimize(g);
     record("metaflow", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop_reason);
   }
   if (wants("autograph")) {
     start("autograph");
-    OptimizerOptions o{.relax = 1.1, .partition = true, .time_limit_s = opt.time_limit_s};
+    OptimizerOptions o{.relax = 1.1, .partition = true, .time_limit_s = opt.time_limit_s, .progress = opt.search_progress};
     Optimizer<Graph<Set>, Rules, MixedCriticalPath<0.25>, NimbleRuntime> autograph(nimble, o, Engine(runtime_rules));
     auto r = autograph.optimize(g);
     record("autograph", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop_reason);
+    out.back().left_out = r.left_out;
   }
   return out;
 }

@@ -24,13 +24,18 @@
 // beside the top-k, so a round can also take one rule's graph when it is the fastest. On the simulated H100,
 // merging NasNet-A's parallel separable convolutions estimates 22% cheaper but runs 19%
 // slower, while folding its BatchNorms runs 8% faster: without attribution no round improves.
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
+#include <optional>
 #include <queue>
 #include <string>
+#include <thread>
 #include <unordered_set>
 #include <vector>
 
@@ -53,15 +58,16 @@ struct OptimizerOptions {
   bool partition = true;              // flow partition + DP (false: search the whole graph)
   PartitionOptions partition_sizes{}; // 40 / 120
   PartitionDpOptions dp{};
-  std::size_t chunk_budget = 24;      // graphs expanded per chunk search
+  std::size_t chunk_budget = 12;      // graphs expanded per chunk search (combining makes each go far)
   std::size_t whole_budget = 300;     // graphs expanded when searching the whole graph
-  std::size_t seam_budget = 12;       // graphs expanded by the search across seams
+  std::size_t seam_budget = 4;        // graphs expanded by the search across seams (each costs a whole-graph match)
   std::size_t top_k = 20;             // candidates measured per round
   std::size_t measure_rounds = 4;     // rounds of measured verification (0: estimate only)
   double time_limit_s = 60;
   bool progress = false;              // progress lines on stderr (rounds, candidates, best)
   bool combine = true;                // searches also try an expansion's improving rewrites together
   bool attribute_rules = true;        // after a round with no faster candidate, leave out rules measured slower
+  unsigned threads = 0;               // chunk searches in parallel (0: one per hardware thread)
 };
 
 template <class Set>
@@ -212,7 +218,7 @@ class Optimizer {
           ++r.measured;
           round_best = std::min(round_best, p.latency);
           if (p.latency > cur.latency * (1 + 1e-3) && !p.trail.counts().empty()) slower.push_back(p.rule);
-          if (options_.progress) std::fprintf(stderr, "[autograph]   %s alone: %.4f ms (this graph %.4f ms)\n", p.rule.c_str(), p.latency, cur.latency);
+
           if (p.latency < best.latency && measured.insert(structural_hash(p.graph)).second) {
             best = Entry{std::move(p.graph), p.latency, cur.trail.then(p.trail)};
             queue.push(best);
@@ -220,7 +226,7 @@ class Optimizer {
           }
         }
       }
-      if (options_.progress)
+      if (options_.progress && elapsed() > 1.0)
         std::fprintf(stderr, "[autograph] round %zu: %zu candidates (estimates %.1f..%.1f, this graph %.1f), %zu measured (fastest %.4f ms), best %.4f ms (%.1f s)\n",
                      round + 1, cands.size(), cands.empty() ? 0.0 : cands.front().cost, cands.empty() ? 0.0 : cands.back().cost,
                      estimate(cur.graph), taken, round_best, best.latency, elapsed());
@@ -229,7 +235,7 @@ class Optimizer {
       for (auto const& name : slower) {
         for (std::size_t i = 0; i < engine_.size(); ++i)
           if (engine_.name(i) == name) left_out_[i] = 1;
-        if (options_.progress) std::fprintf(stderr, "[autograph]   leaving out %s: it alone makes the graph slower\n", name.c_str());
+        if (options_.progress) std::fprintf(stderr, "[autograph]   leaving out %s: on its own it makes the graph slower\n", name.c_str());
       }
       r.left_out.insert(r.left_out.end(), slower.begin(), slower.end());
       if (!improved && !slower.empty()) {  // search the same graph again without them
@@ -264,13 +270,19 @@ class Optimizer {
     std::vector<Probe> probes;
     for (auto const& [name, count] : trail.counts()) {
       Probe p{name, g, {}, 0.0};
+      // Passes stop when the graph comes back to one already seen: a commutative rule
+      // (commute-add) undoes itself every second pass.
+      std::vector<Graph<Set>> seen{g};
       for (int pass = 0; pass < 8; ++pass) {
         std::vector<rules::FoundMatch> ms;
-        for (auto const& f : engine_.find_matches(p.graph))
-          if (!left_out_[f.rule] && engine_.name(f.rule) == name) ms.push_back(f);
+        for (std::uint32_t i = 0; i < engine_.size(); ++i)
+          if (!left_out_[i] && engine_.name(i) == name) std::ranges::move(engine_.find_matches(p.graph, i), std::back_inserter(ms));
         auto res = rules::apply_independent(engine_, p.graph, std::span<rules::FoundMatch const>(ms), search_rewrites);
-        if (res.applied.empty()) break;
+        if (res.applied.empty() ||
+            std::ranges::any_of(seen, [&](Graph<Set> const& h) { return structurally_equal(h, res.graph); }))
+          break;
         p.graph = std::move(res.graph);
+        seen.push_back(p.graph);
         for (std::size_t i = 0; i < res.applied.size(); ++i) p.trail = p.trail.then(name);
       }
       if (p.trail.size() == 0) continue;
@@ -306,18 +318,52 @@ class Optimizer {
                                   .top_k = std::max<std::size_t>(2, options_.top_k / 4),
                                   .time_limit_s = left,
                                   .combine = options_.combine};
-    auto chunk_cost = [&](std::vector<std::size_t> const& parts) {
+    auto search_chunk = [&](std::vector<std::size_t> const& parts, std::size_t& expanded) {
       std::vector<NodeId> nodes;
       for (auto p : parts) nodes.insert(nodes.end(), part.parts[p].begin(), part.parts[p].end());
       auto sub = extract(g, nodes);
-      auto out = backtracking_search(sub.graph, expand, cost, per_chunk);
-      explored += out.expanded;
-      double c = out.best[0].cost;
-      chunks[parts] = ChunkResult{std::move(sub), std::move(out.best)};
-      return c;
+      Expander chunk_expand(*this);  // one per search: it remembers its last expansion
+      auto out = backtracking_search(sub.graph, chunk_expand, cost, per_chunk);
+      expanded += out.expanded;
+      return ChunkResult{std::move(sub), std::move(out.best)};
+    };
+    // Every plan takes each part, alone or grown into a larger chunk; the single parts are
+    // searched up front on all cores (their searches share nothing but the thread-safe cost
+    // memo), the DP's larger chunks on demand.
+    {
+      std::size_t n = part.parts.size();
+      std::vector<std::optional<ChunkResult>> singles(n);
+      std::vector<std::size_t> expanded(n, 0);
+      std::vector<std::exception_ptr> failed(n);
+      std::atomic<std::size_t> next{0};
+      auto worker = [&] {
+        for (std::size_t i; (i = next++) < n;) {
+          try {
+            singles[i] = search_chunk({i}, expanded[i]);
+          } catch (...) {
+            failed[i] = std::current_exception();
+          }
+        }
+      };
+      std::size_t threads = std::min<std::size_t>(n, options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency()));
+      {
+        std::vector<std::jthread> pool;
+        for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+        worker();
+      }
+      for (std::size_t i = 0; i < n; ++i) {
+        if (failed[i]) std::rethrow_exception(failed[i]);
+        explored += expanded[i];
+        chunks.emplace(std::vector<std::size_t>{i}, std::move(*singles[i]));
+      }
+    }
+    auto chunk_cost = [&](std::vector<std::size_t> const& parts) {
+      auto it = chunks.find(parts);
+      if (it == chunks.end()) it = chunks.emplace(parts, search_chunk(parts, explored)).first;
+      return it->second.best[0].cost;
     };
     auto plan = partition_dp(part, chunk_cost, options_.dp);
-    if (options_.progress)
+    if (options_.progress && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > 1.0)
       std::fprintf(stderr, "[autograph]   %zu parts, DP %zu states%s, %zu chunks searched, %zu chunks chosen, %.1f s\n", part.parts.size(),
                    plan.states, plan.fell_back ? " (state limit: single parts from there)" : "", plan.chunk_searches, plan.chunks.size(),
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
