@@ -159,7 +159,16 @@ std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOpti
   }
   if (wants("metaflow")) {
     start("metaflow");
-    OptimizerOptions o{.relax = 1.05, .partition = true, .measure_rounds = 0, .time_limit_s = opt.time_limit_s, .progress = opt.search_progress, .combine = false};
+    // Budgets fixed here (not the optimizer's defaults, tuned for AutoGraph with combining):
+    // one rewrite per step needs more steps per chunk and across seams.
+    OptimizerOptions o{.relax = 1.05,
+                       .partition = true,
+                       .chunk_budget = 24,
+                       .seam_budget = 12,
+                       .measure_rounds = 0,
+                       .time_limit_s = opt.time_limit_s,
+                       .progress = opt.search_progress,
+                       .combine = false};
     Optimizer<Graph<Set>, Rules, SumCost, SeqRuntime> metaflow(seq, o, Engine(runtime_rules));
     auto r = metaflow.optimize(g);
     record("metaflow", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop_reason);
