@@ -60,7 +60,8 @@ struct OptimizerOptions {
   PartitionDpOptions dp{};
   std::size_t chunk_budget = 12;      // graphs expanded per chunk search (combining makes each go far)
   std::size_t whole_budget = 300;     // graphs expanded when searching the whole graph
-  std::size_t seam_budget = 4;        // graphs expanded by the search across seams (each costs a whole-graph match)
+  std::size_t seam_budget = 1;        // graphs expanded across seams: each is a whole-graph match, and combining takes
+                                      // every independent improving seam rewrite in the first
   std::size_t top_k = 20;             // candidates measured per round
   std::size_t measure_rounds = 4;     // rounds of measured verification (0: estimate only)
   double time_limit_s = 60;
