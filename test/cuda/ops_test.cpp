@@ -3,41 +3,14 @@
 #include <gtest/gtest.h>
 
 #include "cuda_testing.hpp"
+#include "test_graphs.hpp"
 
 namespace autograph::cuda {
 namespace {
 
 using testing::expect_matches_reference;
+using testing::Net;
 using testing::random_inputs;
-
-/// A small graph under construction: inputs x0, x1, ...; weights with random data.
-struct Net {
-  Graph<> g;
-  std::uint64_t seed = 100;
-
-  Value input(Shape s, DType dtype = DType::float32) {
-    std::string name = "x" + std::to_string(g.inputs().size());
-    return {g.add(Input{{s, dtype}, name}, {}, name), 0};
-  }
-  Value weight(Shape s, float lo = -1.f, float hi = 1.f) {
-    return {g.add(Weight{{s}, Tensor::random(s, seed, lo, hi).storage(), seed}, {}, "w" + std::to_string(seed++)), 0};
-  }
-  template <class O>
-  Value op(O o, std::initializer_list<Value> in) {
-    return {g.add(std::move(o), in), 0};
-  }
-  template <class O>
-  std::vector<Value> ops(O o, std::initializer_list<Value> in) {
-    NodeId n = g.add(std::move(o), in);
-    std::vector<Value> out;
-    for (std::uint32_t p = 0; p < g[n].outputs.size(); ++p) out.push_back({n, p});
-    return out;
-  }
-  Graph<> done(std::vector<Value> outs) {
-    g.set_outputs(std::move(outs));
-    return g;
-  }
-};
 
 constexpr LowerOptions fp32{.allow_tf32 = false};
 constexpr LowerOptions fp32_copies{.allow_tf32 = false, .views = false, .in_place_concat = false};

@@ -15,11 +15,13 @@
 #include "autograph/schedule/nimble.hpp"
 #include "autograph/schedule/sequential.hpp"
 #include "autograph/schedule/waits.hpp"
+#include "test_graphs.hpp"
 
 namespace autograph::cuda {
 namespace {
 
 using Kind = LoweredGraph::ValueInfo::Kind;
+using testing::random_graph;
 
 /// A random order of the launches of `s` that respects stream order and waits.
 std::vector<Launch const*> random_interleaving(Schedule const& s, std::mt19937_64& rng) {
@@ -171,36 +173,9 @@ TEST(Planning, PlansRunOnTheCpuInEveryInterleaving) {
   }
 }
 
-/// A random DAG of elementwise ops, pools, normalisations, concatenations and splits.
-Graph<> random_graph(std::uint64_t seed, int nodes) {
-  std::mt19937_64 rng(seed);
-  GraphBuilder<> b;
-  std::vector<Value> values{b.input("x", {1, 4, 4, 4}), b.input("y", {1, 4, 4, 4})};
-  auto pick = [&] { return values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng)]; };
-  for (int i = 0; i < nodes; ++i) {
-    switch (std::uniform_int_distribution<int>(0, 5)(rng)) {
-      case 0: values.push_back(b.add(pick(), pick())); break;
-      case 1: values.push_back(b.mul(pick(), b.tanh(pick()))); break;
-      case 2: values.push_back(b.max_pool(pick(), {3, 3}, {.pad = {1, 1, 1, 1}})); break;
-      case 3: values.push_back(b.batch_norm(pick())); break;
-      case 4: {
-        auto parts = b.split(b.concat({pick(), pick(), pick()}, 1), 1, {4, 4, 4});
-        values.push_back(b.sub(parts[0], parts[2]));
-        values.push_back(parts[1]);
-        break;
-      }
-      default: values.push_back(b.relu(pick())); break;
-    }
-  }
-  Graph<> g = std::move(b).build({values.back(), values[values.size() / 2], values[2]});
-  g.remove_dead();
-  fill_random_weights(g, seed);
-  return g;
-}
-
 TEST(Planning, RandomGraphsUnderRandomStreams) {
   for (std::uint64_t seed = 0; seed < 12; ++seed) {
-    Graph<> g = random_graph(seed, 40);
+    Graph<> g = random_graph(seed, 40, /*layout_ops=*/false);
     KernelDag dag(g);
     std::mt19937_64 rng(seed);
     std::vector<std::vector<NodeId>> streams(2 + seed % 4);

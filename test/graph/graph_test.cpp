@@ -84,11 +84,28 @@ TEST(Graph, ReplaceUsesUpdatesOutputs) {
   validate(d.g);
 }
 
+TEST(Graph, EitherTopologicalOrderPutsProducersFirst) {
+  // A graph edited so that ids no longer follow the data flow: a new node feeds an old one.
+  Diamond d;
+  NodeId late = d.g.add(Tanh{}, {Value{d.x}}, "late");
+  d.g.set_input(Use{d.b, 0}, Value{late});
+  for (auto const& order : {topological_order(d.g), any_topological_order(d.g)}) {
+    ASSERT_EQ(order.size(), d.g.num_nodes());
+    std::vector<std::size_t> at(d.g.id_bound());
+    for (std::size_t i = 0; i < order.size(); ++i) at[order[i]] = i;
+    for (NodeId id : d.g.node_ids())
+      for (Value in : d.g[id].inputs) EXPECT_LT(at[in.node], at[id]) << d.g.label(id);
+  }
+  // The deterministic order takes the smallest ready id first.
+  EXPECT_EQ(topological_order(d.g), (std::vector<NodeId>{d.x, d.a, late, d.b, d.sum}));
+}
+
 TEST(Graph, CycleIsDetected) {
   Diamond d;
   // Point a's input at sum: x -> b -> sum -> a -> sum is a cycle.
   d.g.set_input(Use{d.a, 0}, Value{d.sum});
   EXPECT_THROW(topological_order(d.g), GraphError);
+  EXPECT_THROW(any_topological_order(d.g), GraphError);
   try {
     validate(d.g);
     FAIL();

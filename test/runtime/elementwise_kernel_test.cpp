@@ -37,6 +37,22 @@ TEST(BinaryKernel, LowerRankAndScalarOperands) {
   EXPECT_TRUE(tensor_near(run1(Sub{}, {Tensor(Shape{}, {5}), Tensor(Shape{}, {7})}), Shape{}, {-2}));
 }
 
+TEST(BinaryKernel, PerChannelScaleOfAKernelMatchesElementByElement) {
+  // Folding a BatchNorm: [O, I, kh, kw] * [O, 1, 1, 1]. The strided loop merges I, kh and kw
+  // into one run per output channel; every element must still meet its own scale.
+  Shape ws{5, 3, 3, 2}, ss{5, 1, 1, 1};
+  Tensor w = Tensor::random(ws, 1), s = Tensor::random(ss, 2);
+  Tensor y = run1(Mul{}, {w, s});
+  ASSERT_EQ(y.shape(), ws);
+  auto wd = w.data(), sd = s.data(), yd = y.data();
+  for (std::int64_t i = 0; i < ws.numel(); ++i) EXPECT_EQ(yd[i], wd[i] * sd[i / (3 * 3 * 2)]) << i;
+  // And the other way round, a row [1, 1, 1, kw] against the whole kernel.
+  Tensor r = Tensor::random({1, 1, 1, 2}, 3);
+  Tensor z = run1(Add{}, {r, w});
+  auto rd = r.data(), zd = z.data();
+  for (std::int64_t i = 0; i < ws.numel(); ++i) EXPECT_EQ(zd[i], rd[i % 2] + wd[i]) << i;
+}
+
 TEST(BinaryKernel, MiddleAxisBroadcast) {
   // [2,1,2] (1,2 | 3,4) / [3,1] (1,2,4): y[i][j][k] = a[i][k] / b[j].
   Tensor y = run1(Div{}, {Tensor({2, 1, 2}, {1, 2, 3, 4}), Tensor({3, 1}, {1, 2, 4})});

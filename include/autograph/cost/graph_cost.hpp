@@ -3,6 +3,7 @@
 // the total (every kernel once) and the critical path (the longest path by cost).
 #include <algorithm>
 #include <concepts>
+#include <span>
 #include <vector>
 
 #include "autograph/cost/inference_kernels.hpp"
@@ -17,19 +18,23 @@ namespace autograph {
 template <class Set>
 struct NodeCosts {
   Graph<Set> const* graph = nullptr;
-  std::vector<double> us;  // indexed by NodeId
+  std::vector<double> us;     // indexed by NodeId
+  std::vector<NodeId> order;  // a topological order of *graph when known (else found on demand)
 };
 
-/// Costs every node of `g` with `model`.
+/// Costs every node of `g` with `model`. One topological order serves the constant folding
+/// and the critical path: a search costs thousands of candidate graphs.
 template <class Set, OpCostModel M>
 NodeCosts<Set> node_costs(Graph<Set> const& g, M const& model) {
-  NodeCosts<Set> c{&g, std::vector<double>(g.id_bound(), 0.0)};
-  auto kernel = kernel_mask(g);
-  for (NodeId id : g.node_ids()) {
-    if (!kernel[id]) continue;
+  NodeCosts<Set> c{&g, std::vector<double>(g.id_bound(), 0.0), any_topological_order(g)};
+  auto constant = constant_folded(g, std::span<NodeId const>(c.order));
+  std::vector<TensorDesc> in;  // reused: one allocation per graph, not per node
+  for (NodeId id : c.order) {
+    if (constant[id]) continue;
     auto const& n = g[id];
-    auto in = input_descs(g, id);
-    c.us[id] = model.estimate(n.op, in, n.outputs).us;
+    in.clear();
+    for (Value v : n.inputs) in.push_back(g.desc(v));
+    if (runs_kernel(n.op, in, n.outputs)) c.us[id] = model.estimate(n.op, in, n.outputs).us;
   }
   return c;
 }
@@ -48,7 +53,10 @@ double critical_path_cost(NodeCosts<Set> const& c) {
   auto const& g = *c.graph;
   std::vector<double> finish(g.id_bound(), 0.0);
   double longest = 0;
-  for (NodeId id : topological_order(g)) {
+  std::vector<NodeId> found;
+  std::span<NodeId const> order = c.order;
+  if (order.empty()) order = found = any_topological_order(g);
+  for (NodeId id : order) {
     double start = 0;
     for (Value v : g[id].inputs) start = std::max(start, finish[v.node]);
     finish[id] = start + c.us[id];

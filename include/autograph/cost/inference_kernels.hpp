@@ -5,6 +5,7 @@
 // kernels, a Transpose of a weight, ...) are folded into constants when the model is
 // loaded, so they cost nothing per inference. Sources run no kernel, and neither do views
 // (ops that move no bytes and compute nothing, such as Reshape).
+#include <span>
 #include <vector>
 
 #include "autograph/cost/op_cost_model.hpp"
@@ -15,10 +16,11 @@
 namespace autograph {
 
 /// constant[id] is 1 for Weight nodes and for every node whose inputs are all constant.
+/// `order`: the live nodes of `g`, producers first (topological_order(g)).
 template <class Set>
-std::vector<char> constant_folded(Graph<Set> const& g) {
+std::vector<char> constant_folded(Graph<Set> const& g, std::span<NodeId const> order) {
   std::vector<char> constant(g.id_bound(), 0);
-  for (NodeId id : topological_order(g)) {
+  for (NodeId id : order) {
     auto const& n = g[id];
     if (n.template is<Weight>()) {
       constant[id] = 1;
@@ -29,6 +31,11 @@ std::vector<char> constant_folded(Graph<Set> const& g) {
     }
   }
   return constant;
+}
+
+template <class Set>
+std::vector<char> constant_folded(Graph<Set> const& g) {
+  return constant_folded(g, std::span<NodeId const>(topological_order(g)));
 }
 
 /// kernel[id] is 1 for the nodes that launch a kernel at inference: not a source, not

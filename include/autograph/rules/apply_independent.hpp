@@ -10,43 +10,16 @@
 // later match whose nodes avoid all of those still describes the graph exactly as when it
 // was found, and applying it there is the same rewrite as applying it to the original.
 // Independent is not acyclic, though: merging a with b and c with d, where a reaches c and d
-// reaches b, closes a cycle no single merge has. Each application is checked for that.
+// reaches b, closes a cycle no single merge has. Each application is checked for that
+// (rewrite() refuses a rewrite that closes a cycle).
+#include <algorithm>
+#include <iterator>
 #include <span>
 #include <vector>
 
 #include "autograph/rules/engine.hpp"
 
 namespace autograph::rules {
-
-/// Whether `g` has a cycle through one of `added` (a rewrite's new nodes: a cycle it closed
-/// passes through one of them). Depth-first along readers from each, iteratively.
-template <class Set>
-bool closes_cycle(Graph<Set> const& g, std::span<NodeId const> added) {
-  enum : char { unseen, open, done };
-  std::vector<char> state(g.id_bound(), unseen);
-  std::vector<std::pair<NodeId, std::size_t>> stack;  // (node, next reader to visit)
-  for (NodeId root : added) {
-    if (!g.contains(root) || state[root] != unseen) continue;
-    state[root] = open;
-    stack.emplace_back(root, 0);
-    while (!stack.empty()) {
-      auto& [n, next] = stack.back();
-      auto readers = g.users(n);
-      if (next == readers.size()) {
-        state[n] = done;
-        stack.pop_back();
-        continue;
-      }
-      NodeId u = readers[next++].node;
-      if (state[u] == open) return true;
-      if (state[u] == unseen) {
-        state[u] = open;
-        stack.emplace_back(u, 0);
-      }
-    }
-  }
-  return false;
-}
 
 template <class Set>
 struct IndependentRewrites {
@@ -74,11 +47,54 @@ IndependentRewrites<Set> apply_independent(RuleEngine<Set, List> const& engine, 
       for (Use u : out.graph.users(n)) changes.push_back(u.node);
     for (Value v : m.vars) changes.push_back(v.node);
     auto r = engine.apply(out.graph, matches[i], o);
-    if (!r || closes_cycle(r->graph, std::span<NodeId const>(r->changes.added))) continue;
+    if (!r) continue;
     out.graph = std::move(r->graph);
     for (NodeId n : changes)
       if (n < touched.size()) touched[n] = 1;
     out.applied.push_back(i);
+  }
+  return out;
+}
+
+/// apply_independent(), and again for the matches it skipped, found anew on the rewritten
+/// graph (the same rule matching the same nodes: an applied neighbour only re-wired their
+/// inputs), until all are applied or a pass applies none. Fusing each convolution of a chain
+/// conv → relu → conv → relu with its ReLU touches the next one's input, so one pass fuses
+/// every other link; the passes take them all. `applied` positions refer to `matches`.
+template <class Set, class List>
+IndependentRewrites<Set> apply_rebasing(RuleEngine<Set, List> const& engine, Graph<Set> const& g, std::span<FoundMatch const> matches,
+                                        RewriteOptions const& o = {}) {
+  IndependentRewrites<Set> out{g, {}};
+  std::vector<FoundMatch> pending(matches.begin(), matches.end());
+  std::vector<std::size_t> origin(matches.size());  // pending[i] stands for matches[origin[i]]
+  for (std::size_t i = 0; i < origin.size(); ++i) origin[i] = i;
+  while (!pending.empty()) {
+    auto r = apply_independent(engine, out.graph, std::span<FoundMatch const>(pending), o);
+    if (r.applied.empty()) break;
+    out.graph = std::move(r.graph);
+    std::vector<char> done(pending.size(), 0);
+    for (std::size_t i : r.applied) {
+      out.applied.push_back(origin[i]);
+      done[i] = 1;
+    }
+    // The skipped ones, re-found where their nodes still stand and their rule still matches.
+    std::vector<FoundMatch> next;
+    std::vector<std::size_t> next_origin;
+    std::vector<std::uint32_t> searched;
+    std::vector<FoundMatch> found;
+    for (std::size_t i = 0; i < pending.size(); ++i) {
+      if (done[i] || !std::ranges::all_of(pending[i].match.nodes, [&](NodeId n) { return out.graph.contains(n); })) continue;
+      if (std::ranges::find(searched, pending[i].rule) == searched.end()) {
+        searched.push_back(pending[i].rule);
+        std::ranges::move(engine.find_matches(out.graph, pending[i].rule), std::back_inserter(found));
+      }
+      auto same = std::ranges::find_if(found, [&](FoundMatch const& f) { return f.rule == pending[i].rule && f.match.nodes == pending[i].match.nodes; });
+      if (same == found.end()) continue;
+      next.push_back(*same);
+      next_origin.push_back(origin[i]);
+    }
+    pending = std::move(next);
+    origin = std::move(next_origin);
   }
   return out;
 }

@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 
+#include "autograph/graph/closes_cycle.hpp"
 #include "autograph/rules/match_index.hpp"
 #include "autograph/rules/matcher.hpp"
 #include "autograph/rules/pattern.hpp"
@@ -150,6 +151,7 @@ std::optional<Rewritten<Set>> rewrite(Graph<Set> const& g, R const& rule, Match 
     if (why) *why = std::string(rule_name(rule)) + ": " + reason;
     return std::nullopt;
   };
+  std::vector<NodeId> changed;  // new nodes and the producers of the replacement values
   try {
     Target t = rule.template apply<Set>(rw, m);
     if (!t.status) return failed(t.status.why);
@@ -157,6 +159,7 @@ std::optional<Rewritten<Set>> rewrite(Graph<Set> const& g, R const& rule, Match 
       throw Error("rule " + std::string(rule_name(rule)) + " built " + std::to_string(t.values.size()) + " values for " +
                   std::to_string(m.outputs.size()) + " mapped outputs");
     for (std::size_t i = 0; i < t.values.size(); ++i) rw.replace_uses(m.outputs[i], t.values[i]);
+    for (Value v : t.values) changed.push_back(v.node);
   } catch (ShapeError const& e) {
     return failed(e.what());
   } catch (GraphError const& e) {
@@ -165,6 +168,10 @@ std::optional<Rewritten<Set>> rewrite(Graph<Set> const& g, R const& rule, Match 
   std::vector<NodeId> candidates(m.nodes.begin(), m.nodes.end());
   candidates.insert(candidates.end(), rw.changes().added.begin(), rw.changes().added.end());
   rw.erase_dead(candidates);
+  // Matches promise acyclicity only along the edges a pattern names: two matched ops that
+  // the rule merges may still depend on each other (a conv reading another conv directly).
+  changed.insert(changed.end(), rw.changes().added.begin(), rw.changes().added.end());
+  if (closes_cycle(out, std::span<NodeId const>(changed))) return failed("the rewrite would close a cycle");
   ChangeLog log = rw.changes();
   return Rewritten<Set>{std::move(out), std::move(log)};
 }

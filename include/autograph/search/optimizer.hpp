@@ -17,13 +17,16 @@
 // measured rounds.
 //
 // Two additions of ours, both switchable: searches take the improving rewrites of an
-// expansion together (see backtracking.hpp), and when every candidate of a round measures
-// slower than the graph it came from — the cost policy and the runtime disagree — the
-// optimizer leaves out of later rounds the rules of the best candidate that make the graph
+// expansion together (see backtracking.hpp), and when a round's best-estimated candidate
+// measures slower than the graph it came from — the cost policy and the runtime disagree —
+// the optimizer leaves out of later rounds the rules of that candidate that make the graph
 // slower on their own. Each round measures those rules alone (applied wherever they match)
-// beside the top-k, so a round can also take one rule's graph when it is the fastest. On the simulated H100,
-// merging NasNet-A's parallel separable convolutions estimates 22% cheaper but runs 19%
-// slower, while folding its BatchNorms runs 8% faster: without attribution no round improves.
+// beside the top-k, so a round can also take one rule's graph when it is the fastest. On the
+// simulated H100, merging NasNet-A's parallel separable convolutions estimates 22% cheaper
+// but runs 19% slower, while folding its BatchNorms runs 8% faster: without attribution no
+// round improves. A candidate that measures faster keeps its rules even when one of them is
+// slower alone: SqueezeNet's enlarge-conv-kernel slows a graph by itself and pays off through
+// the merges it enables.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -36,7 +39,7 @@
 #include <queue>
 #include <string>
 #include <thread>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "autograph/cost/policy.hpp"
@@ -67,7 +70,7 @@ struct OptimizerOptions {
   double time_limit_s = 60;
   bool progress = false;              // progress lines on stderr (rounds, candidates, best)
   bool combine = true;                // searches also try an expansion's improving rewrites together
-  bool attribute_rules = true;        // after a round with no faster candidate, leave out rules measured slower
+  bool attribute_rules = true;        // when the best-estimated candidate measures slower, leave out its rules measured slower alone
   unsigned threads = 0;               // chunk searches in parallel (0: one per hardware thread)
 };
 
@@ -121,15 +124,33 @@ class Optimizer {
       }
     }
     /// `picks`: positions among the rewrites the last call emitted for `g`, best first.
+    /// Emits them all applied together (where they do not interfere, the better first), and,
+    /// when they come from several rules, each rule's picks together: where rewrites of two
+    /// rules overlap, the one that improves more alone is not always the one to take.
+    /// SqueezeNet: pulling two ReLUs through a Concat saves more than fusing one of them into
+    /// its convolution, and blocks fusing both.
     template <class EmitMany>
     void combine(Graph<Set> const& g, std::span<std::size_t const> picks, EmitMany&& emit) {
+      auto emit_together = [&](std::vector<rules::FoundMatch> const& chosen) {
+        auto r = rules::apply_rebasing(opt_->engine_, g, std::span<rules::FoundMatch const>(chosen), search_rewrites);
+        if (r.applied.size() < 2) return;  // one rewrite alone was emitted already
+        std::vector<std::string> names;
+        for (std::size_t i : r.applied) names.emplace_back(opt_->engine_.name(chosen[i].rule));
+        emit(std::move(r.graph), std::span<std::string const>(names));
+      };
       std::vector<rules::FoundMatch> chosen;
-      for (std::size_t p : picks) chosen.push_back(emitted_.at(p));
-      auto r = rules::apply_independent(opt_->engine_, g, std::span<rules::FoundMatch const>(chosen), search_rewrites);
-      if (r.applied.size() < 2) return;  // one rewrite alone was emitted already
-      std::vector<std::string> names;
-      for (std::size_t i : r.applied) names.emplace_back(opt_->engine_.name(chosen[i].rule));
-      emit(std::move(r.graph), std::span<std::string const>(names));
+      std::vector<std::uint32_t> rule_order;  // each rule once, in order of its best pick
+      for (std::size_t p : picks) {
+        chosen.push_back(emitted_.at(p));
+        if (std::ranges::find(rule_order, chosen.back().rule) == rule_order.end()) rule_order.push_back(chosen.back().rule);
+      }
+      emit_together(chosen);
+      if (rule_order.size() < 2) return;
+      for (std::uint32_t rule : rule_order) {
+        std::vector<rules::FoundMatch> same;
+        std::ranges::copy_if(chosen, std::back_inserter(same), [&](rules::FoundMatch const& f) { return f.rule == rule; });
+        emit_together(same);
+      }
     }
 
    private:
@@ -168,11 +189,11 @@ class Optimizer {
     };
     auto slower = [](Entry const& a, Entry const& b) { return a.latency > b.latency; };
     std::priority_queue<Entry, std::vector<Entry>, decltype(slower)> queue(slower);
-    std::unordered_set<std::uint64_t> measured;  // hashes of graphs already measured
+    std::unordered_map<std::uint64_t, double> measured;  // hash -> latency of every graph measured
 
     Entry best{input, runtime_.measure(input), {}};
     r.initial_latency_ms = best.latency;
-    measured.insert(structural_hash(input));
+    measured.emplace(structural_hash(input), best.latency);
     queue.push(best);
 
     std::size_t rounds = options_.measure_rounds == 0 ? 1 : options_.measure_rounds;
@@ -199,11 +220,15 @@ class Optimizer {
       bool improved = false;
       std::size_t taken = 0;
       double round_best = std::numeric_limits<double>::infinity();
+      double first_latency = std::numeric_limits<double>::quiet_NaN();  // of cands[0]
       for (auto& c : cands) {
         if (taken == options_.top_k) break;
-        if (!measured.insert(structural_hash(c.graph)).second) continue;
+        auto [seen, fresh] = measured.emplace(structural_hash(c.graph), 0.0);
+        if (&c == &cands.front()) first_latency = seen->second;
+        if (!fresh) continue;
         ++taken;
-        double lat = runtime_.measure(c.graph);
+        double lat = seen->second = runtime_.measure(c.graph);
+        if (&c == &cands.front()) first_latency = lat;
         ++r.measured;
         round_best = std::min(round_best, lat);
         if (lat < best.latency) {
@@ -212,15 +237,17 @@ class Optimizer {
           improved = true;
         }
       }
-      // Each rule of the best candidate, applied alone wherever it matches, is a candidate too.
+      // Each rule of the best candidate, applied alone wherever it matches, is a candidate too;
+      // when that candidate measured slower than its parent, the rules slower alone are left out.
       std::vector<std::string> slower;
       if (options_.attribute_rules && !cands.empty()) {
+        bool disagree = !(first_latency < cur.latency);
         for (auto& p : probe_rules(cur.graph, cands[0].trail)) {
           ++r.measured;
           round_best = std::min(round_best, p.latency);
-          if (p.latency > cur.latency * (1 + 1e-3) && !p.trail.counts().empty()) slower.push_back(p.rule);
+          if (disagree && p.latency > cur.latency * (1 + 1e-3) && !p.trail.counts().empty()) slower.push_back(p.rule);
 
-          if (p.latency < best.latency && measured.insert(structural_hash(p.graph)).second) {
+          if (p.latency < best.latency && measured.emplace(structural_hash(p.graph), p.latency).second) {
             best = Entry{std::move(p.graph), p.latency, cur.trail.then(p.trail)};
             queue.push(best);
             improved = true;

@@ -7,36 +7,55 @@ namespace {
 
 // ---- convolution and pooling ------------------------------------------------------------------
 
+// What Conv and ConvTranspose both read: the weight, its kernel (checked against the
+// kernel_shape attribute) and the group count.
+struct ConvWeight {
+  Shape shape;
+  std::vector<std::int64_t> kernel;
+  std::int64_t group = 1;
+};
+
+ConvWeight read_conv_weight(ImportContext& c, Shape const& xs) {
+  ConvWeight w{c.input_shape(1), {}, c.attr().i("group", 1)};
+  if (w.shape.rank() != xs.rank())
+    throw OnnxImportError(c.label() + ": weight " + w.shape.to_string() + " does not match input " + xs.to_string());
+  w.kernel.assign(w.shape.begin() + 2, w.shape.end());
+  if (auto ks = c.attr().ints("kernel_shape"); !ks.empty() && ks != w.kernel)
+    throw OnnxImportError(c.label() + ": kernel_shape " + dims_string(ks) + " differs from the weight " + w.shape.to_string());
+  if (w.group < 1 || w.group > xs[1]) throw OnnxImportError(c.label() + ": group " + std::to_string(w.group) + " is invalid");
+  return w;
+}
+
+// Adds a (transposed) convolution of `x` (inputs 1 and 2 of the node as weight and bias) and
+// sets the node's output. A 1-D one runs as 2-D with a height of 1: x and the weight gain
+// that axis and the result loses it again.
+void add_convolution(ImportContext& c, AnyOp op, Value x, ConvWeight const& w, std::size_t spatial, std::string const& name_2d) {
+  std::vector<Value> in;
+  if (spatial == 1) {
+    Shape w2{w.shape[0], w.shape[1], 1, w.shape[2]};
+    in = {unsqueeze_h(c, x, "x_2d"), c.is_constant(1) ? c.new_weight("weight_2d", with_shape(c.constant(1, "weight"), w2))
+                                                      : reshape_to(c, c.value(1), w2, "weight_2d")};
+  } else {
+    in = {x, c.value(1)};
+  }
+  if (c.has_input(2)) in.push_back(c.value(2));
+  Value y = c.add(op, in, spatial == 1 ? name_2d : "");
+  if (spatial == 1) {
+    Shape ys = c.shape(y);
+    y = c.add(Reshape{{ys[0], ys[1], ys[3]}}, {y});
+  }
+  c.output(0, y);
+}
+
 void conv(ImportContext& c) {
   c.arity(2, 3);
   c.attr().only({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   Value x = c.value(0);
   Shape xs = c.shape(x);
   std::size_t k = spatial_rank(c, xs, "convolution");
-  Shape ws = c.input_shape(1);
-  if (ws.rank() != xs.rank()) throw OnnxImportError(c.label() + ": weight " + ws.to_string() + " does not match input " + xs.to_string());
-  std::vector<std::int64_t> kernel(ws.begin() + 2, ws.end());
-  if (auto ks = c.attr().ints("kernel_shape"); !ks.empty() && ks != kernel)
-    throw OnnxImportError(c.label() + ": kernel_shape " + dims_string(ks) + " differs from the weight " + ws.to_string());
-  Window win = read_window(c, std::span(xs.dims()).subspan(2), kernel, true);
-  std::int64_t group = c.attr().i("group", 1);
-  if (group < 1 || group > xs[1]) throw OnnxImportError(c.label() + ": group " + std::to_string(group) + " is invalid");
-  Conv2D op{pair_of(win.stride, 1), pads_of(win.pads), pair_of(win.dilation, 1), group, Activation::none};
-  std::vector<Value> in;
-  if (k == 1) {
-    Shape w2{ws[0], ws[1], 1, ws[2]};
-    in = {unsqueeze_h(c, x, "x_2d"), c.is_constant(1) ? c.new_weight("weight_2d", with_shape(c.constant(1, "weight"), w2))
-                                                       : reshape_to(c, c.value(1), w2, "weight_2d")};
-  } else {
-    in = {x, c.value(1)};
-  }
-  if (c.has_input(2)) in.push_back(c.value(2));
-  Value y = c.add(op, in, k == 1 ? "conv_2d" : "");
-  if (k == 1) {
-    Shape ys = c.shape(y);
-    y = c.add(Reshape{{ys[0], ys[1], ys[3]}}, {y});
-  }
-  c.output(0, y);
+  ConvWeight w = read_conv_weight(c, xs);
+  Window win = read_window(c, std::span(xs.dims()).subspan(2), w.kernel, true);
+  add_convolution(c, Conv2D{pair_of(win.stride, 1), pads_of(win.pads), pair_of(win.dilation, 1), w.group, Activation::none}, x, w, k, "conv_2d");
 }
 
 void conv_transpose(ImportContext& c) {
@@ -45,13 +64,7 @@ void conv_transpose(ImportContext& c) {
   Value x = c.value(0);
   Shape xs = c.shape(x);
   std::size_t k = spatial_rank(c, xs, "transposed convolution");
-  Shape ws = c.input_shape(1);
-  if (ws.rank() != xs.rank()) throw OnnxImportError(c.label() + ": weight " + ws.to_string() + " does not match input " + xs.to_string());
-  std::vector<std::int64_t> kernel(ws.begin() + 2, ws.end());
-  if (auto ks = c.attr().ints("kernel_shape"); !ks.empty() && ks != kernel)
-    throw OnnxImportError(c.label() + ": kernel_shape " + dims_string(ks) + " differs from the weight " + ws.to_string());
-  std::int64_t group = c.attr().i("group", 1);
-  if (group < 1 || group > xs[1]) throw OnnxImportError(c.label() + ": group " + std::to_string(group) + " is invalid");
+  ConvWeight w = read_conv_weight(c, xs);
   auto stride = c.checked_ints("strides", std::vector<std::int64_t>(k, 1), 1);
   auto dilation = c.checked_ints("dilations", std::vector<std::int64_t>(k, 1), 1);
   auto pads = c.checked_ints("pads", std::vector<std::int64_t>(2 * k, 0), 0);
@@ -73,7 +86,7 @@ void conv_transpose(ImportContext& c) {
     for (std::size_t i = 0; i < k; ++i) {
       std::int64_t in = xs[2 + i];
       std::int64_t want = out_shape.empty() ? in * stride[i] : out_shape[i];
-      std::int64_t full = stride[i] * (in - 1) + out_pad[i] + dilation[i] * (kernel[i] - 1) + 1;
+      std::int64_t full = stride[i] * (in - 1) + out_pad[i] + dilation[i] * (w.kernel[i] - 1) + 1;
       std::int64_t total = full - want;
       if (total < 0) {
         out_pad[i] += -total;
@@ -84,22 +97,8 @@ void conv_transpose(ImportContext& c) {
       pads[k + i] = auto_pad == "SAME_UPPER" ? large : small;
     }
   }
-  ConvTranspose2D op{pair_of(stride, 1), pads_of(pads), pair_of(dilation, 1), pair_of(out_pad, 0), group};
-  std::vector<Value> in;
-  if (k == 1) {
-    Shape w2{ws[0], ws[1], 1, ws[2]};
-    in = {unsqueeze_h(c, x, "x_2d"), c.is_constant(1) ? c.new_weight("weight_2d", with_shape(c.constant(1, "weight"), w2))
-                                                       : reshape_to(c, c.value(1), w2, "weight_2d")};
-  } else {
-    in = {x, c.value(1)};
-  }
-  if (c.has_input(2)) in.push_back(c.value(2));
-  Value y = c.add(op, in, k == 1 ? "conv_transpose_2d" : "");
-  if (k == 1) {
-    Shape ys = c.shape(y);
-    y = c.add(Reshape{{ys[0], ys[1], ys[3]}}, {y});
-  }
-  c.output(0, y);
+  add_convolution(c, ConvTranspose2D{pair_of(stride, 1), pads_of(pads), pair_of(dilation, 1), pair_of(out_pad, 0), w.group}, x, w, k,
+                  "conv_transpose_2d");
 }
 
 template <PoolKind K>

@@ -18,11 +18,14 @@
 #include "autograph/schedule/nimble.hpp"
 #include "autograph/schedule/sequential.hpp"
 #include "autograph/schedule/waits.hpp"
+#include "../test_graphs.hpp"
 
 namespace autograph::cuda {
 namespace {
 
 using Kind = LoweredGraph::ValueInfo::Kind;
+using testing::Net;
+using testing::random_graph;
 
 /// A random order of the launches of `s` that respects stream order and waits.
 std::vector<Launch const*> random_interleaving(Schedule const& s, std::mt19937_64& rng) {
@@ -128,34 +131,6 @@ void check(Graph<> const& g, std::string const& what, float lo = -1.f, float hi 
       }
   }
 }
-
-/// A small graph under construction.
-struct Net {
-  Graph<> g;
-  std::uint64_t seed = 100;
-  Value input(Shape s) {
-    std::string name = "x" + std::to_string(g.inputs().size());
-    return {g.add(Input{{s}, name}, {}, name), 0};
-  }
-  Value weight(Shape s, float lo = -1.f, float hi = 1.f) {
-    return {g.add(Weight{{s}, Tensor::random(s, seed, lo, hi).storage(), seed}, {}, "w" + std::to_string(seed++)), 0};
-  }
-  template <class O>
-  Value op(O o, std::initializer_list<Value> in) {
-    return {g.add(std::move(o), in), 0};
-  }
-  template <class O>
-  std::vector<Value> ops(O o, std::initializer_list<Value> in) {
-    NodeId n = g.add(std::move(o), in);
-    std::vector<Value> out;
-    for (std::uint32_t p = 0; p < g[n].outputs.size(); ++p) out.push_back({n, p});
-    return out;
-  }
-  Graph<> done(std::vector<Value> outs) {
-    g.set_outputs(std::move(outs));
-    return g;
-  }
-};
 
 TEST(HostLaunches, Elementwise) {
   auto unary = [&]<class O>(O op, float lo, float hi) {
@@ -318,37 +293,8 @@ TEST(HostLaunches, Resize) {
   }
 }
 
-/// A random DAG of everything that lowers without a GPU.
-Graph<> random_graph(std::uint64_t seed, int nodes) {
-  std::mt19937_64 rng(seed);
-  GraphBuilder<> b;
-  std::vector<Value> values{b.input("x", {1, 4, 4, 4}), b.input("y", {1, 4, 4, 4})};
-  auto pick = [&] { return values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(rng)]; };
-  for (int i = 0; i < nodes; ++i) {
-    switch (std::uniform_int_distribution<int>(0, 7)(rng)) {
-      case 0: values.push_back(b.add(pick(), pick())); break;
-      case 1: values.push_back(b.mul(pick(), b.tanh(pick()))); break;
-      case 2: values.push_back(b.max_pool(pick(), {3, 3}, {.pad = {1, 1, 1, 1}})); break;
-      case 3: values.push_back(b.batch_norm(pick())); break;
-      case 4: {
-        auto parts = b.split(b.concat({pick(), pick(), pick()}, 1), 1, {4, 4, 4});
-        values.push_back(b.sub(parts[0], parts[2]));
-        values.push_back(parts[1]);
-        break;
-      }
-      case 5: values.push_back(b.transpose(b.transpose(pick(), {0, 2, 3, 1}), {0, 3, 1, 2})); break;
-      case 6: values.push_back(b.reshape(b.softmax(b.reshape(pick(), {4, 16})), {1, 4, 4, 4})); break;
-      default: values.push_back(b.relu(pick())); break;
-    }
-  }
-  Graph<> g = std::move(b).build({values.back(), values[values.size() / 2], values[2]});
-  g.remove_dead();
-  fill_random_weights(g, seed);
-  return g;
-}
-
 TEST(HostLaunches, RandomGraphs) {
-  for (std::uint64_t seed = 0; seed < 10; ++seed) check(random_graph(seed, 40), "random graph " + std::to_string(seed));
+  for (std::uint64_t seed = 0; seed < 10; ++seed) check(random_graph(seed, 40, /*layout_ops=*/true), "random graph " + std::to_string(seed));
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 
 namespace autograph::detail {
 
-template <class T, std::size_t ChunkSize = 64>
+template <class T, std::size_t ChunkSize = 16>
 class CowVector {
  public:
   std::size_t size() const { return size_; }

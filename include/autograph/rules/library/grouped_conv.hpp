@@ -124,6 +124,10 @@ struct MergeParallelConvs {
     Match m;
     for (NodeId other : idx.nodes_of(AnyOp::type_id_of<Conv2D>())) {
       if (other <= root || idx.weight_only(other) || !detail::parallel_convs(g, root, other)) continue;
+      if (idx.reaches(root, other) || idx.reaches(other, root)) {  // one reads the other: not parallel
+        if (why) *why = "one conv depends on the other";
+        continue;
+      }
       m.nodes.assign({root, other});
       m.outputs.assign({Value{root, 0}, Value{other, 0}});
       if (Status s = accept(idx, m); !s) {

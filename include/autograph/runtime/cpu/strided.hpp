@@ -35,21 +35,37 @@ inline Strides scaled(Strides st, std::int64_t k) {
 /// Calls f(offsets) for every index of `shape` in row-major order; offsets[k] is the sum over
 /// dimensions of index * strides[k]. An odometer over the outer dimensions with a tight loop
 /// over the last one: increments only, no division per element.
+///
+/// Dimensions of size 1 are dropped, and a dimension merges into the one before it when every
+/// operand steps through the pair as through one dimension: folding a BatchNorm walks an
+/// [O, I, kh, kw] kernel times a per-O scale as O loops of I·kh·kw, not O·I·kh loops of kw.
+/// The order of the calls is the same either way.
 template <std::size_t N, class F>
 void for_each_index(Shape const& shape, std::array<Strides, N> const& strides, F&& f) {
   std::array<std::int64_t, N> base{};
   if (shape.numel() == 0) return;
-  if (shape.rank() == 0) {
+  std::array<std::int64_t, Shape::max_rank> dims{};
+  std::array<Strides, N> st{};
+  std::size_t rank = 0;
+  for (std::size_t d = 0; d < shape.rank(); ++d) {
+    if (shape[d] == 1) continue;
+    bool merge = rank > 0;
+    for (std::size_t k = 0; merge && k < N; ++k) merge = st[k][rank - 1] == strides[k][d] * shape[d];
+    if (!merge) ++rank;
+    dims[rank - 1] = merge ? dims[rank - 1] * shape[d] : shape[d];
+    for (std::size_t k = 0; k < N; ++k) st[k][rank - 1] = strides[k][d];
+  }
+  if (rank == 0) {
     f(base);
     return;
   }
-  std::size_t const last = shape.rank() - 1;
+  std::size_t const last = rank - 1;
   std::array<std::int64_t, N> step;
-  for (std::size_t k = 0; k < N; ++k) step[k] = strides[k][last];
+  for (std::size_t k = 0; k < N; ++k) step[k] = st[k][last];
   std::array<std::int64_t, Shape::max_rank> idx{};
   for (;;) {
     std::array<std::int64_t, N> off = base;
-    for (std::int64_t i = 0; i < shape[last]; ++i) {
+    for (std::int64_t i = 0; i < dims[last]; ++i) {
       f(off);
       for (std::size_t k = 0; k < N; ++k) off[k] += step[k];
     }
@@ -58,9 +74,9 @@ void for_each_index(Shape const& shape, std::array<Strides, N> const& strides, F
     for (;;) {
       if (d == 0) return;
       --d;
-      for (std::size_t k = 0; k < N; ++k) base[k] += strides[k][d];
-      if (++idx[d] < shape[d]) break;
-      for (std::size_t k = 0; k < N; ++k) base[k] -= strides[k][d] * shape[d];
+      for (std::size_t k = 0; k < N; ++k) base[k] += st[k][d];
+      if (++idx[d] < dims[d]) break;
+      for (std::size_t k = 0; k < N; ++k) base[k] -= st[k][d] * dims[d];
       idx[d] = 0;
     }
   }
