@@ -16,9 +16,11 @@ echo "== test"
 ctest --test-dir build --output-on-failure -j "$jobs" --timeout 900
 
 echo "== build (ASan + UBSan)"
+# -O0 and line tables only (-g1): on 2 cores the sanitized build took 16 minutes at -O1 -g
+# and takes 7 at -O0 -g1; the tests then run 2.5 instead of 1 minute. Reports keep file:line.
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DAUTOGRAPH_SANITIZE=ON -DAUTOGRAPH_WERROR=ON \
   -DAUTOGRAPH_BUILD_BENCHMARKS=OFF -DAUTOGRAPH_BUILD_TOOLS=OFF -DAUTOGRAPH_CUDA=OFF -DAUTOGRAPH_BUILD_EXAMPLES=OFF \
-  -DCMAKE_CXX_FLAGS="-O1" >/dev/null
+  -DCMAKE_CXX_FLAGS="-O0" -DCMAKE_CXX_FLAGS_DEBUG="-g1" >/dev/null
 cmake --build build-asan -j "$jobs"
 echo "== test (ASan + UBSan)"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
