@@ -224,18 +224,18 @@ class Optimizer {
       for (auto& c : cands) {
         if (taken == options_.top_k) break;
         auto [seen, fresh] = measured.emplace(structural_hash(c.graph), 0.0);
-        if (&c == &cands.front()) first_latency = seen->second;
-        if (!fresh) continue;
-        ++taken;
-        double lat = seen->second = runtime_.measure(c.graph);
-        if (&c == &cands.front()) first_latency = lat;
-        ++r.measured;
-        round_best = std::min(round_best, lat);
-        if (lat < best.latency) {
-          best = Entry{c.graph, lat, cur.trail.then(c.trail)};
-          queue.push(best);
-          improved = true;
+        if (fresh) {
+          ++taken;
+          double lat = seen->second = runtime_.measure(c.graph);
+          ++r.measured;
+          round_best = std::min(round_best, lat);
+          if (lat < best.latency) {
+            best = Entry{c.graph, lat, cur.trail.then(c.trail)};
+            queue.push(best);
+            improved = true;
+          }
         }
+        if (&c == &cands.front()) first_latency = seen->second;
       }
       // Each rule of the best candidate, applied alone wherever it matches, is a candidate too;
       // when that candidate measured slower than its parent, the rules slower alone are left out.
