@@ -130,11 +130,12 @@ class PatternBuilder {
 
   template <class O>
   NodeRef<O> op(OpTag<O>, std::initializer_list<Operand> inputs) {
-    return add_node<O>({AnyOp::type_id_of<O>()}, inputs, std::string(O::name));
+    void const* type = AnyOp::type_id_of<O>();
+    return add_node<O>({&type, 1}, inputs, std::string(O::name));
   }
   /// A node matching any of `types` (the operator types of a concept, computed from the set).
   NodeRef<void> op_of(std::span<void const* const> types, std::initializer_list<Operand> inputs, std::string label) {
-    return add_node<void>({types.begin(), types.end()}, inputs, std::move(label));
+    return add_node<void>(types, inputs, std::move(label));
   }
 
   void output(Operand node_output) {
@@ -164,12 +165,19 @@ class PatternBuilder {
 
  private:
   template <class O>
-  NodeRef<O> add_node(boost::container::small_vector<void const*, 2> types, std::initializer_list<Operand> inputs, std::string label) {
+  NodeRef<O> add_node(std::span<void const* const> types, std::initializer_list<Operand> inputs, std::string label) {
     auto i = static_cast<std::uint32_t>(p_.nodes.size());
     for (Operand const& in : inputs)
       if ((in.kind == Operand::Kind::node && in.index >= i) || (in.kind == Operand::Kind::var && in.index >= p_.num_vars))
         throw Error("pattern: node " + std::to_string(i) + " (" + label + ") reads an operand declared after it");
-    p_.nodes.push_back({std::move(types), std::vector<Operand>(inputs), false, false, {}, std::move(label)});
+    // Built in place: moving a small_vector whose elements sit in its inline buffer makes
+    // GCC 12 at -O3 warn (-Wstringop-overread) that boost's memmove may read past that
+    // buffer. It cannot: the count is the vector's size, at most its inline capacity there;
+    // GCC only fails to see the bound. Filling the element where it lives needs no move.
+    auto& node = p_.nodes.emplace_back();
+    node.types.assign(types.begin(), types.end());
+    node.inputs.assign(inputs.begin(), inputs.end());
+    node.label = std::move(label);
     return NodeRef<O>(this, i);
   }
 

@@ -21,6 +21,7 @@
 #include <array>
 #include <map>
 #include <random>
+#include <ranges>
 #include <string>
 #include <vector>
 
@@ -226,9 +227,13 @@ class TasoRule {
       Value y = rw.add(detail::taso_operator(op, descs), values, nm);
       out[i] = {{y, propagate(op, in, descs, g.desc(y).shape.rank())}};
     }
-    Target t;
-    for (auto const& mo : data_.mapped) t.values.push_back(out[static_cast<std::size_t>(mo.dst_op)][static_cast<std::size_t>(mo.dst_ts)].v);
-    return t;
+    // Returned as a prvalue built from a view: a named Target returned here is moved (NRVO
+    // does not apply beside the early returns), and moving its small_vector while it sits in
+    // the inline buffer makes GCC 12 at -O3 warn a memmove may over-read it — a false report.
+    auto mapped = data_.mapped | std::views::transform([&](auto const& mo) {
+      return out[static_cast<std::size_t>(mo.dst_op)][static_cast<std::size_t>(mo.dst_ts)].v;
+    });
+    return Target(mapped);
   }
 
   /// A random graph that is this rule's source over fresh inputs, with shapes that make both
