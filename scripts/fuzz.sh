@@ -48,8 +48,8 @@ timeout $((seconds + 300)) build-fuzz/fuzz/onnx_import_fuzz -max_total_time="$se
 summary() { grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::|^Done ' "$log" || true; }
 if ((rc != 0)); then
   grep -vE '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|RELOAD)|^".*" # Uses:' "$log" | tail -n 150
-  echo "== FUZZING FAILED (exit $rc); the failing input is in build-fuzz/artifacts/:"
-  ls -l build-fuzz/artifacts/
+  echo "== FUZZING FAILED (exit $rc); the failing input is the newest in build-fuzz/artifacts/:"
+  ls -lt build-fuzz/artifacts/ | head -n 4
   echo "   replay it with: build-fuzz/fuzz/onnx_import_fuzz build-fuzz/artifacts/<file>"
   exit 1
 fi
