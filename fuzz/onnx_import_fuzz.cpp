@@ -1,5 +1,6 @@
-// libFuzzer target for the ONNX importer (built with -DAUTOGRAPH_BUILD_FUZZERS=ON and clang):
-//   ./onnx_import_fuzz corpus/ /usr/share/libonnx-testdata/data/node/*/model.onnx
+// libFuzzer target for the ONNX importer (built with -DAUTOGRAPH_BUILD_FUZZERS=ON and clang 16;
+// scripts/fuzz.sh builds it, seeds a corpus and runs it):
+//   ./onnx_import_fuzz corpus/ seeds/     (folders; libFuzzer reads every file in them)
 // Any exception other than autograph::Error aborts, and the sanitizers report memory errors.
 #include <cstddef>
 #include <cstdint>

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian packages autograph needs, only those that are missing.
+# Installs the Debian packages autograph needs, only those that are missing; packages named as
+# arguments are added to the list (scripts/fuzz.sh asks for clang-16 and libFuzzer this way).
 set -euo pipefail
 packages=(
   cmake g++ make ninja-build
   libboost1.81-dev librange-v3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev nlohmann-json3-dev libcli11-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx
+  "$@"
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,12 +1,17 @@
 // The importer on mutated and truncated real models: it must import them or throw
 // autograph::Error, never crash or throw anything else (run under ASan/UBSan in CI). The
 // libFuzzer target fuzz/onnx_import_fuzz.cpp explores further; this replays a fixed,
-// seeded set of mutations of the ONNX test suite's models and of exported models.
+// seeded set of mutations of the ONNX test suite's models and of exported models;
+// AUTOGRAPH_FUZZ_SCALE=N replays N times as many (scripts/fuzz.sh runs the libFuzzer target).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <random>
+#include <stdexcept>
 
 #include "../../fuzz/onnx_import_fuzz.hpp"
 #include "autograph/graph/builder.hpp"
@@ -131,13 +136,25 @@ std::string mutate_bytes(std::string s, std::mt19937_64& rng) {
   return s;
 }
 
+/// How many times the default amount of fuzzing to do: AUTOGRAPH_FUZZ_SCALE (default 1), so a
+/// CI job or a developer can run longer than the few seconds the test suite spends here.
+int fuzz_scale() {
+  char const* text = std::getenv("AUTOGRAPH_FUZZ_SCALE");
+  if (!text || !*text) return 1;
+  int scale = 0;
+  auto [end, ec] = std::from_chars(text, text + std::strlen(text), scale);
+  if (ec != std::errc{} || *end != '\0' || scale < 1 || scale > 100000)
+    throw std::invalid_argument(std::string("AUTOGRAPH_FUZZ_SCALE='") + text + "': expected a whole number from 1 to 100000");
+  return scale;
+}
+
 TEST(OnnxFuzz, TruncatedModelsAreErrorsNotCrashes) {
   auto models = seeds();
   ASSERT_FALSE(models.empty());
-  std::size_t tried = 0;
+  std::size_t tried = 0, cuts = 64 * static_cast<std::size_t>(fuzz_scale());
   for (auto const& m : models) {
-    // Every prefix length for small models, 64 spread cuts for larger ones.
-    std::size_t step = std::max<std::size_t>(1, m.size() / 64);
+    // Every prefix length for small models, 64 (times the scale) spread cuts for larger ones.
+    std::size_t step = std::max<std::size_t>(1, m.size() / cuts);
     for (std::size_t n = 0; n < m.size(); n += step, ++tried) ASSERT_NO_THROW(fuzz::import_onnx(std::string_view(m).substr(0, n))) << n;
   }
   EXPECT_GT(tried, 500u);
@@ -147,8 +164,9 @@ TEST(OnnxFuzz, MutatedModelsAreErrorsNotCrashes) {
   auto models = seeds();
   std::mt19937_64 rng(20240611);
   std::size_t imported = 0, tried = 0;
+  int mutations = 150 * fuzz_scale();  // the first 150 are the same at every scale
   for (auto const& m : models)
-    for (int i = 0; i < 150; ++i, ++tried) {
+    for (int i = 0; i < mutations; ++i, ++tried) {
       std::string mutated = i % 2 ? mutate_bytes(m, rng) : mutate_structure(m, rng);
       if (i % 5 == 0) mutated = mutate_structure(mutate_structure(mutated, rng), rng);
       bool ok = false;

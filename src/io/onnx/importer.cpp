@@ -89,17 +89,29 @@ ImportedOnnxModel import(::onnx::ModelProto const& m, OnnxImportOptions const& o
   if (!m.has_graph()) throw OnnxImportError("the model has no graph");
   auto const& graph = m.graph();
 
-  // 1. Every operator type must be known: count the unknown ones over the whole graph.
+  // 1. Every operator type must be known: count the unknown ones over the whole graph, and
+  //    name their first nodes so a user can find them in a large model.
   std::map<std::string, std::size_t> unsupported;
+  std::map<std::string, std::string> unsupported_nodes;
   auto const& table = translations();
-  for (auto const& n : graph.node()) {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    auto const& n = graph.node(i);
     std::string key = op_key(n);
     ++result.onnx_ops[key];
-    if (!table.count(key)) ++unsupported[key];
+    if (table.count(key)) continue;
+    std::size_t count = ++unsupported[key];
+    std::string& names = unsupported_nodes[key];
+    if (count > 3) {
+      if (count == 4) names += ", ...";
+      continue;
+    }
+    std::string id = !n.name().empty() ? n.name() : n.output_size() > 0 && !n.output(0).empty() ? n.output(0) : "#" + std::to_string(i);
+    names += (count == 1 ? "'" : ", '") + id + "'";
   }
   if (!unsupported.empty()) {
     std::string list;
-    for (auto const& [op, count] : unsupported) list += (list.empty() ? "" : ", ") + op + " (" + std::to_string(count) + ")";
+    for (auto const& [op, count] : unsupported)
+      list += (list.empty() ? "" : ", ") + op + " (" + std::to_string(count) + ": " + unsupported_nodes[op] + ")";
     throw OnnxUnsupportedError("the model uses " + std::to_string(unsupported.size()) + " unsupported operator type" +
                                (unsupported.size() == 1 ? "" : "s") + ": " + list,
                            unsupported);

@@ -6,7 +6,7 @@
 //
 // The importer never produces a partial graph. Before translating anything it checks every
 // node's operator type, and an unknown one is an OnnxUnsupportedError that lists every unsupported
-// type with its count. Dynamic dimensions must be fixed by the caller (a missing one is an
+// type with its count and its first nodes' names, e.g. "If (1: 'cond')". Dynamic dimensions must be fixed by the caller (a missing one is an
 // error naming the input); with all shapes fixed, the shape arithmetic exporters emit (Shape,
 // Gather, Concat, Range, Cast, ...) is evaluated at import time, so the graph sees static shapes.
 // Initializers become Weight nodes holding their data (float32; raw_data, typed fields and
