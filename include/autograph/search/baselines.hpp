@@ -28,21 +28,9 @@
 #include "autograph/schedule/nimble.hpp"
 #include "autograph/schedule/sequential.hpp"
 #include "autograph/search/optimizer.hpp"
+#include "autograph/search/verification.hpp"
 
 namespace autograph {
-
-/// Agreement of an optimized graph with the original on the reference executor.
-struct Verification {
-  bool ran = false;         // false: not checked (and `why` says why)
-  bool passed = false;
-  // Normwise, per output: max |a - b| / max(1, max |a|). Float32 reassociation errors scale
-  // with the magnitudes that flow through the network, not with each element: NasNet-A Large
-  // with random weights has outputs near 1e7, and folding its BatchNorms alone moves an
-  // element of 3e3 by 4.5 (1.4e-3 of it) — 5e-7 of the output's scale. A wrong rewrite moves
-  // outputs by a sizeable fraction of their scale.
-  double max_rel_error = 0;
-  std::string why;
-};
 
 template <class Set = BuiltinOps>
 struct BaselineResult {
@@ -66,47 +54,6 @@ struct BaselineOptions {
   std::function<void(std::string const&)> progress = {};  // called as each configuration starts
   bool search_progress = false;   // searches print rounds on stderr once they run over a second
 };
-
-/// Runs `optimized` and `original` on the same random inputs; both must carry weight data.
-template <class Set>
-Verification verify_equivalent(Graph<Set> const& original, Graph<Set> const& optimized, double tolerance, std::uint64_t seed) {
-  Verification v;
-  ReferenceExecutor<Set> ex;
-  std::vector<Tensor> inputs;
-  for (NodeId id : original.inputs()) inputs.push_back(Tensor::random(original[id].outputs[0].shape, hash_combine(seed, id)));
-  // Inputs are bound by position in id order: the optimized graph keeps the original Input
-  // nodes, but bind by label to be independent of that.
-  std::map<std::string, Tensor> named;
-  auto ids = original.inputs();
-  for (std::size_t i = 0; i < ids.size(); ++i) named.emplace(original[ids[i]].template get_if<Input>()->label, inputs[i]);
-  try {
-    auto a = ex.run(original, named), b = ex.run(optimized, named);
-    v.ran = true;
-    if (a.size() != b.size()) {
-      v.why = "output counts differ (" + std::to_string(a.size()) + " vs " + std::to_string(b.size()) + ")";
-      return v;
-    }
-    for (std::size_t o = 0; o < a.size(); ++o) {
-      if (a[o].shape() != b[o].shape()) {
-        v.why = "output " + std::to_string(o) + " shapes differ: " + a[o].shape().to_string() + " vs " + b[o].shape().to_string();
-        return v;
-      }
-      auto x = a[o].data(), y = b[o].data();
-      double scale = 1.0;
-      for (float xi : x) scale = std::max(scale, std::fabs(double(xi)));
-      for (std::size_t i = 0; i < x.size(); ++i) {
-        double e = std::fabs(double(x[i]) - double(y[i])) / scale;
-        if (!(e <= v.max_rel_error)) v.max_rel_error = std::isnan(e) ? INFINITY : e;
-      }
-    }
-    v.passed = v.max_rel_error <= tolerance;
-    if (!v.passed) v.why = "max relative error " + std::to_string(v.max_rel_error) + " exceeds " + std::to_string(tolerance);
-  } catch (Error const& e) {
-    v.ran = false;
-    v.why = e.what();
-  }
-  return v;
-}
 
 /// Runs the configurations on `g` (whose weights should carry data when verifying: call
 /// fill_random_weights first) with the simulated device D. `Rules` is the compile-time rule
