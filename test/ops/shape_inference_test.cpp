@@ -189,3 +189,16 @@ TEST(AnyOp, TypeTestsEqualityAndHash) {
   int seen = visit_op<BuiltinOps>(r, [](auto const& op) { return static_cast<int>(std::decay_t<decltype(op)>::arity.max); });
   EXPECT_EQ(seen, 1);
 }
+
+TEST(Pool2D, AnEmptyBatchIsFineAnEmptyImageIsAnError) {
+  EXPECT_EQ(out0(Pool2D{.kernel = {2, 2}, .stride = {2, 2}}, {d({0, 3, 8, 8})}), (Shape{0, 3, 4, 4}));
+  EXPECT_EQ(out0(Pool2D{.global = true}, {d({2, 0, 8, 8})}), (Shape{2, 0, 1, 1}));
+  // With padding the windows would fit, but they would hold padding only.
+  expect_error(Pool2D{.kernel = {3, 3}, .pad = {2, 2, 2, 2}}, {d({1, 3, 0, 8})}, "cannot pool an image with no rows or columns");
+  expect_error(Pool2D{.global = true}, {d({1, 3, 8, 0})}, "[1,3,8,0]");
+}
+
+TEST(ConvTranspose2D, AnEmptyImageIsNamedAsSuch) {
+  EXPECT_EQ(out0(ConvTranspose2D{}, {d({0, 4, 5, 5}), d({4, 2, 3, 3})}), (Shape{0, 2, 7, 7}));
+  expect_error(ConvTranspose2D{}, {d({1, 4, 0, 5}), d({4, 2, 3, 3})}, "no rows or columns");
+}

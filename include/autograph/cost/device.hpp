@@ -30,6 +30,10 @@ struct DeviceSpec {
   double launch_us = 0;       // fixed time of one kernel inside a CUDA graph (dispatch, ramp-up, drain)
   double event_us = 0;        // one cross-stream dependency (event record + wait) inside a graph
   double graph_launch_us = 0; // one cudaGraphLaunch
+  double memory_gib = 0;      // device memory, GiB (2^30 bytes); 0: unknown (nothing is checked against it)
+
+  /// Device memory in bytes (0 when unknown).
+  constexpr double memory_bytes() const { return memory_gib * 1073741824.0; }
 
   /// Usable FP32 FLOP/s on CUDA cores, in flops per microsecond.
   constexpr double fp32_per_us() const { return fp32_tflops * compute_efficiency * 1e6; }
@@ -54,47 +58,54 @@ inline constexpr double measured_bandwidth_efficiency = 3.0 / 3.35;
 inline constexpr double graph_kernel_launch_us = 1.5;
 inline constexpr double graph_event_us = 0.5;
 inline constexpr double graph_launch_overhead_us = 2.5;
+// Memory: the datasheets' "80 GB" and the like are GiB in practice: nvidia-smi reports
+// 81920 MiB for an A100 80GB, 32768 MiB for a V100 32GB, 11264 MiB for an RTX 2080 Ti, and
+// 81559 MiB (H100 80GB) and 143771 MiB (H200 141GB) where a little is reserved. Reading them
+// as GiB overstates a device by at most that reserve, so a memory check based on them never
+// rejects a graph that fits.
 
 /// NVIDIA H100 SXM5 80 GB (Hopper): 132 SMs, 66.9 TFLOP/s FP32, 494.7 TF32 and 989.4 FP16
-/// tensor TFLOP/s dense, 3.35 TB/s HBM3 (NVIDIA H100 datasheet; Hopper whitepaper table 2).
+/// tensor TFLOP/s dense, 3.35 TB/s and 80 GB of HBM3 (NVIDIA H100 datasheet; Hopper
+/// whitepaper table 2).
 struct H100 {
   static constexpr DeviceSpec spec{"H100 SXM", "h100", 132, 2048, 66.9, 494.7, 989.4, 3350,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 80};
 };
 
-/// NVIDIA H200 SXM 141 GB: the H100's GH100 compute (132 SMs, same peaks) with 4.8 TB/s HBM3e
-/// (NVIDIA H200 datasheet).
+/// NVIDIA H200 SXM 141 GB: the H100's GH100 compute (132 SMs, same peaks) with 4.8 TB/s and
+/// 141 GB of HBM3e (NVIDIA H200 datasheet).
 struct H200 {
   static constexpr DeviceSpec spec{"H200 SXM", "h200", 132, 2048, 66.9, 494.7, 989.4, 4800,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 141};
 };
 
 /// NVIDIA A100 SXM4 80 GB (Ampere): 108 SMs, 19.5 TFLOP/s FP32, 156 TF32 and 312 FP16 tensor
-/// TFLOP/s dense, 2039 GB/s HBM2e (NVIDIA A100 datasheet).
+/// TFLOP/s dense, 2039 GB/s and 80 GB of HBM2e (NVIDIA A100 datasheet, SXM 80GB column).
 struct A100 {
   static constexpr DeviceSpec spec{"A100 SXM4 80GB", "a100", 108, 2048, 19.5, 156, 312, 2039,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 80};
 };
 
 /// NVIDIA V100 SXM2 (Volta): 80 SMs, 15.7 TFLOP/s FP32, 125 FP16 tensor TFLOP/s, no TF32,
-/// 900 GB/s HBM2 (NVIDIA V100 datasheet).
+/// 900 GB/s HBM2 (NVIDIA V100 datasheet). The datasheet lists 16 GB and 32 GB variants and the
+/// name says neither: the spec takes 32 GB, so the memory check rejects no graph either fits.
 struct V100 {
   static constexpr DeviceSpec spec{"V100 SXM2", "v100", 80, 2048, 15.7, 0, 125, 900,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 32};
 };
 
 /// NVIDIA GeForce RTX 2080 Ti (Turing TU102, reference clocks): 68 SMs, 1024 resident threads
 /// per SM, 13.4 TFLOP/s FP32, 53.8 FP16 tensor TFLOP/s with FP32 accumulation (GeForce runs
-/// that at half the FP16-accumulate rate of 107.6), no TF32, 616 GB/s GDDR6 (Turing
-/// architecture whitepaper, appendix A).
+/// that at half the FP16-accumulate rate of 107.6), no TF32, 616 GB/s and 11 GB of GDDR6
+/// (Turing architecture whitepaper, appendix A).
 struct RTX2080Ti {
   static constexpr DeviceSpec spec{"RTX 2080 Ti", "rtx2080ti", 68, 1024, 13.4, 0, 53.8, 616,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 11};
 };
 
 inline constexpr std::array<DeviceSpec, 5> all{H100::spec, H200::spec, A100::spec, V100::spec, RTX2080Ti::spec};

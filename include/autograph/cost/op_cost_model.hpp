@@ -52,11 +52,19 @@ inline bool is_contiguous_split(AnyOp const& op, std::span<TensorDesc const> in)
   return true;
 }
 
+/// True when there are outputs and none has an element: there is nothing to compute or write.
+inline bool writes_nothing(std::span<TensorDesc const> out) {
+  for (TensorDesc const& d : out)
+    if (d.numel() != 0) return false;
+  return !out.empty();
+}
+
 /// An op that runs no kernel: a source (Input, Weight), a view that moves no bytes and
-/// computes nothing (Reshape), or a contiguous Split. Constant folding is a graph property:
-/// see inference_kernels.hpp.
+/// computes nothing (Reshape), a contiguous Split, or an op whose outputs are all empty (a
+/// zero-size dimension, e.g. batch 0: frameworks skip the launch, and CUDA rejects an empty
+/// grid), which costs nothing. Constant folding is a graph property: see inference_kernels.hpp.
 inline bool runs_kernel(AnyOp const& op, std::span<TensorDesc const> in, std::span<TensorDesc const> out) {
-  return !op.is_source() && (op.flops(in, out) != 0 || op.bytes(in, out) != 0) && !is_contiguous_split(op, in);
+  return !op.is_source() && !writes_nothing(out) && (op.flops(in, out) != 0 || op.bytes(in, out) != 0) && !is_contiguous_split(op, in);
 }
 
 }  // namespace autograph

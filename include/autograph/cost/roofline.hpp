@@ -78,7 +78,8 @@ class RooflineCost {
       auto const& y = out[0].shape;
       auto const& a = in[0].shape;
       std::size_t r = y.rank();
-      double batch = static_cast<double>(y.numel() / (y[r - 2] * y[r - 1]));
+      double batch = 1;  // the product of the leading dimensions (not numel / (M*N): M or N may be 0)
+      for (std::size_t i = 0; i + 2 < r; ++i) batch *= static_cast<double>(y[i]);
       rate = f16 ? d.matrix_f16_per_us() : d.matrix_f32_per_us();
       fill = gemm_fill(batch, static_cast<double>(y[r - 2]), static_cast<double>(y[r - 1]), static_cast<double>(a[a.rank() - 1]));
     } else if (op.is<Reduce>()) {

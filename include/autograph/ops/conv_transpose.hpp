@@ -43,7 +43,8 @@ struct ConvTranspose2D {
     if (in.size() == 3 && in[2].shape != Shape{m}) fail("bias must be [" + std::to_string(m) + "], got " + in[2].shape.to_string());
     std::int64_t ho = stride[0] * (x[2] - 1) + output_padding[0] + dilation[0] * (w[2] - 1) + 1 - pad[0] - pad[2];
     std::int64_t wo = stride[1] * (x[3] - 1) + output_padding[1] + dilation[1] * (w[3] - 1) + 1 - pad[1] - pad[3];
-    if (x[2] < 1 || x[3] < 1 || ho < 1 || wo < 1) fail("the padding crops the whole output");
+    if (x[2] < 1 || x[3] < 1) fail("cannot transpose-convolve an image with no rows or columns");
+    if (ho < 1 || wo < 1) fail("the padding crops the whole output");
     return {TensorDesc{Shape{x[0], m, ho, wo}, in[0].dtype}};
   }
   /// Every input element meets (M/groups) * R * S weights.

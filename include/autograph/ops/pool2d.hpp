@@ -27,8 +27,11 @@ struct Pool2D {
     detail::check_arity<Pool2D>(in);
     detail::check_rank<Pool2D>(in, 0, 4, "x");
     auto const& x = in[0].shape;
-    if (global) return {TensorDesc{Shape{x[0], x[1], 1, 1}, in[0].dtype}};
     auto fail = [&](std::string const& why) { throw ShapeError("Pool2D x=" + x.to_string() + ": " + why); };
+    // A window over an empty image pools nothing: no maximum, and an average of 0/0. (An
+    // empty batch or channel dimension is fine: the output is empty too.)
+    if (x[2] == 0 || x[3] == 0) fail("cannot pool an image with no rows or columns");
+    if (global) return {TensorDesc{Shape{x[0], x[1], 1, 1}, in[0].dtype}};
     if (kernel[0] < 1 || kernel[1] < 1 || stride[0] < 1 || stride[1] < 1) fail("kernel and stride must be >= 1");
     for (auto p : pad)
       if (p < 0) fail("padding must be >= 0");

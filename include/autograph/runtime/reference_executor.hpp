@@ -2,11 +2,22 @@
 // ReferenceExecutor: runs a graph on float32 CPU tensors, exactly per each op's definition
 // (the ONNX operator spec where one exists). It is the truth that rewrites and optimized
 // graphs are checked against. Tensors are freed after their last reader.
+//
+// Before running, the executor checks that the tensors it will allocate fit in the memory
+// this machine has available (Linux overcommits: an allocation that does not fit often
+// succeeds and the process is killed when it is filled); an allocation that fails anyway
+// (a kernel's scratch space) becomes an ExecutionError naming the node.
+#include <fstream>
 #include <map>
+#include <new>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "autograph/core/tensor.hpp"
+#include "autograph/cost/memory.hpp"
 #include "autograph/graph/graph.hpp"
 #include "autograph/graph/topological_order.hpp"
 #include "autograph/runtime/cpu/kernels.hpp"
@@ -14,9 +25,32 @@
 
 namespace autograph {
 
+/// Bytes of memory this machine can give a process now: MemAvailable (what Linux can hand out
+/// without swapping), else the physical memory; 0 when neither is known.
+inline double host_available_memory_bytes() {
+  std::ifstream meminfo("/proc/meminfo");
+  for (std::string line; std::getline(meminfo, line);) {
+    std::istringstream fields(line);
+    std::string key;
+    double kib = 0;
+    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+  }
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0;
+}
+
 template <class Set = BuiltinOps>
 class ReferenceExecutor {
  public:
+  /// Throws ExecutionError naming the largest tensor (node, op, shape, bytes) when the tensors
+  /// a run of `g` allocates do not fit in the memory this machine has available; with
+  /// `inputs_allocated` false the graph's inputs count too (a caller that has yet to make
+  /// them checks before it does). run() checks this itself.
+  void check_memory(Graph<Set> const& g, bool inputs_allocated = true) const {
+    auto order = topological_order(g);
+    check_memory_in_order(g, order, !inputs_allocated);
+  }
+
   /// Runs `g` with inputs given positionally, in the order of g.inputs().
   std::vector<Tensor> run(Graph<Set> const& g, std::span<Tensor const> inputs) const {
     auto ids = g.inputs();
@@ -52,6 +86,7 @@ class ReferenceExecutor {
  private:
   std::vector<Tensor> execute(Graph<Set> const& g, std::map<NodeId, Tensor> const& bound) const {
     auto order = topological_order(g);
+    check_memory_in_order(g, order, false);
     std::vector<std::vector<Tensor>> values(g.id_bound());
     std::vector<std::size_t> pending(g.id_bound(), 0);  // readers not yet run (+1 per graph output)
     for (NodeId id : order) pending[id] = g.users(id).size();
@@ -62,13 +97,38 @@ class ReferenceExecutor {
       std::vector<Tensor> in;
       in.reserve(n.inputs.size());
       for (Value v : n.inputs) in.push_back(values[v.node][v.port]);
-      values[id] = visit_op<Set>(n.op, [&](auto const& op) { return run_node(g, id, op, in, bound); });
+      try {
+        values[id] = visit_op<Set>(n.op, [&](auto const& op) { return run_node(g, id, op, in, bound); });
+      } catch (std::bad_alloc const&) {
+        double bytes = 0;
+        std::string shapes;
+        for (TensorDesc const& d : n.outputs) {
+          bytes += static_cast<double>(float_bytes(d));
+          shapes += (shapes.empty() ? "" : ", ") + d.shape.to_string();
+        }
+        throw ExecutionError(g.label(id) + ": out of memory computing its output " + shapes + " (" + format_bytes(bytes) +
+                             " as float32, plus the kernel's scratch space)");
+      }
       for (Value v : n.inputs)
         if (--pending[v.node] == 0) values[v.node].clear();
     }
     std::vector<Tensor> out;
     for (Value o : g.outputs()) out.push_back(values[o.node][o.port]);
     return out;
+  }
+
+  static std::int64_t float_bytes(TensorDesc const& d) { return d.numel() * static_cast<std::int64_t>(sizeof(float)); }
+
+  static void check_memory_in_order(Graph<Set> const& g, std::span<NodeId const> order, bool count_inputs) {
+    // Weights (and inputs, once given) are the caller's tensors; Reshape and Identity share their input's.
+    auto storage = [&](NodeId id) {
+      auto const& op = g[id].op;
+      if (op.is_source()) return count_inputs && op.template is<Input>() ? Storage::resident : Storage::none;
+      return op.template is<Reshape>() || op.template is<Identity>() ? Storage::view : Storage::allocated;
+    };
+    auto footprint = memory_footprint(g, order, storage, float_bytes);
+    if (auto why = footprint_excess(g, footprint, host_available_memory_bytes(), "this machine"); !why.empty())
+      throw ExecutionError(why + " (the reference executor holds every tensor as float32)");
   }
 
   template <class Op>

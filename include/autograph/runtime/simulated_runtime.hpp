@@ -15,8 +15,14 @@
 //
 // Streams come from a schedule policy (Nimble by default) when measure() is given a graph
 // alone, or from the caller's schedule.
+//
+// A graph whose tensors the device cannot hold (cost/memory.hpp: run one node at a time, more
+// bytes live at once than the device has) has no latency: measuring it throws an Error that
+// names its largest tensor and the device's memory. Kernels with empty outputs (a batch of 0)
+// run nothing and cost nothing (runs_kernel()).
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <limits>
@@ -24,6 +30,7 @@
 #include <vector>
 
 #include "autograph/cost/device.hpp"
+#include "autograph/cost/memory.hpp"
 #include "autograph/cost/roofline.hpp"
 #include "autograph/graph/stats.hpp"
 #include "autograph/runtime/runtime.hpp"
@@ -95,7 +102,14 @@ class Simulator {
 
     double t = start;
     std::size_t finished = 0;
-    while (finished < n) {
+    // Every step below ends with at least one kernel whose work is done (it finishes at the
+    // next step) or one whose latency is over (it starts its work at the next step): 2n steps
+    // run any schedule. More would be a bug; it is reported rather than looping forever.
+    std::size_t const max_steps = 2 * n + 2;
+    for (std::size_t step = 0; finished < n; ++step) {
+      if (step == max_steps)
+        throw Error("the simulation made no progress at " + std::to_string(t) + " us with " + std::to_string(n - finished) +
+                    " of " + std::to_string(n) + " kernels unfinished (a simulator bug: please report it)");
       // Kernels whose latency is over start their work; kernels with no work left finish.
       for (bool changed = true; changed;) {
         changed = false;
@@ -133,6 +147,12 @@ class Simulator {
       if (next == inf) throw ScheduleError("the simulation stalled: a launch waits for a kernel that never runs");
       double dt = next - t;
       for (std::uint32_t f : active_) {
+        // A kernel whose end is `next` is done, even when t + its work rounds to t (late in a
+        // long run, a short kernel's work can be below the spacing of doubles near t).
+        if (t + rem_[f] * slowdown <= next) {
+          rem_[f] = 0;
+          continue;
+        }
         rem_[f] -= dt / slowdown;
         if (rem_[f] < 1e-9 * std::max(1.0, cost_[launches[f]->node].us)) rem_[f] = 0;  // finished up to rounding
       }
@@ -190,7 +210,11 @@ class SimulatedRuntime {
     Prepared(SimulatedRuntime const& rt, Graph<Set> const& g)
         : kind_(rt.kind()), dag_(std::make_unique<KernelDag>(g)), sim_(D::spec, *dag_, costs(rt, g, *dag_), [&g](NodeId id) {
             return g.contains(id) ? g.label(id) : "node " + std::to_string(id);
-          }) {}
+          }) {
+      // Here, once per graph, rather than per schedule: a graph the device cannot hold has no latency.
+      auto launches = [this](NodeId id) { return dag_->index(id) != KernelDag::npos; };
+      if (D::spec.memory_bytes() > 0) check_fits(g, device_footprint(g, launches), D::spec);
+    }
     KernelDag const& dag() const { return *dag_; }
     /// Latency of running `s`, in milliseconds.
     double measure(Schedule const& s) { return sim_.run(s) / 1000.0; }
@@ -210,6 +234,11 @@ class SimulatedRuntime {
         auto const& n = g[id];
         auto in = input_descs(g, id);
         c[id] = rt.model_.estimate(n.op, in, n.outputs);
+        // The simulation adds and compares these: a NaN or an infinity would never finish.
+        if (!(std::isfinite(c[id].us) && c[id].us >= 0 && std::isfinite(c[id].fill) && c[id].fill >= 0 &&
+              std::isfinite(c[id].latency_us) && c[id].latency_us >= 0))
+          throw Error(rt.model_.describe() + " gives " + g.label(id) + " a cost of " + std::to_string(c[id].us) + " us (fill " +
+                      std::to_string(c[id].fill) + ", latency " + std::to_string(c[id].latency_us) + " us): not a finite time");
       }
       return c;
     }

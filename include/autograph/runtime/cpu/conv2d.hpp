@@ -68,6 +68,7 @@ struct Kernel<Conv2D> {
     std::int64_t Ho = out[0].shape[2], Wo = out[0].shape[3];
     std::int64_t G = op.groups, Kg = K / G, field = Cg * R * S, pixels = Ho * Wo;
     float const* bias = in.size() == 3 ? in[2].ptr() : nullptr;
+    if (out[0].numel() == 0) return {Tensor(out[0].shape)};  // nothing to compute: no im2col scratch either
 
     bool direct = R == 1 && S == 1 && op.stride == std::array<std::int64_t, 2>{1, 1} && op.pad == std::array<std::int64_t, 4>{};
     std::unique_ptr<float[]> col;

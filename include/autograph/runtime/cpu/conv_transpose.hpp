@@ -48,6 +48,7 @@ struct Kernel<ConvTranspose2D> {
     std::int64_t G = op.groups, Cg = C / G, Mg = ws[1], R = ws[2], S = ws[3], M = Mg * G;
     std::int64_t Ho = out[0].shape[2], Wo = out[0].shape[3];
     std::int64_t field = Mg * R * S, pixels = H * W;
+    if (out[0].numel() == 0) return {Tensor(out[0].shape)};  // nothing to compute: no transposed weights or columns either
 
     // w[C, Mg*R*S] holds w_g as rows [g*Cg, (g+1)*Cg); gemm wants w_g^T, so transpose it once.
     std::vector<float> wt(static_cast<std::size_t>(C * field));

@@ -28,6 +28,7 @@ struct Kernel<Reduce> {
     std::vector<double> acc(static_cast<std::size_t>(kept.numel()), 0.0);  // double: sums of many floats
     float const* x = in[0].ptr();
     cpu::for_each_index<2>(xs, {strides_of(xs), dst}, [&](auto const& o) { acc[static_cast<std::size_t>(o[1])] += x[o[0]]; });
+    // The mean over an empty axis is 0/0 = NaN, as in NumPy and PyTorch; the sum is 0.
     double div = op.kind == ReduceKind::mean ? static_cast<double>(count) : 1.0;
     Tensor y(out[0].shape);
     float* yp = y.mutable_ptr();
