@@ -18,7 +18,6 @@
 #include <autograph/schedule/sequential.hpp>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
