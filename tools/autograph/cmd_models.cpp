@@ -131,9 +131,9 @@ autograph::cli::Register reg{{"models", "List the benchmark models with their st
   auto o = std::make_shared<ModelsOptions>();
   app.add_option("name", o->name, "Show one model (default: every model)");
   app.add_flag("--json", o->json, "Print JSON instead of a table");
-  app.add_option("--batch", o->batch, "Batch size (default: the benchmark's)")->check(CLI::PositiveNumber);
+  app.add_option("--batch", o->batch, "Batch size (default: the benchmark's)")->check(autograph::cli::positive_integer);
   app.add_option("--resolution", o->resolution, "Image side for the CNNs and ViT (default: the published one)")
-      ->check(CLI::PositiveNumber);
+      ->check(autograph::cli::positive_integer);
   app.add_option("--seed", o->seed, "RandWire wiring seed");
   return [o] {
     std::vector<Row> rows;

@@ -5,7 +5,7 @@
 //   autograph export-model resnet50 -o resnet50.onnx [--batch 1]           write a zoo model as ONNX
 //
 // --input fixes an input's shape (required for inputs with dynamic dimensions); give it once
-// per input. Dimensions are separated by 'x' or ','.
+// per input. Dimensions are separated by 'x' or ',' (tools/autograph/shape_arg.hpp).
 #include <autograph/graph/stats.hpp>
 #include <autograph/io/dot.hpp>
 #include <autograph/io/onnx/exporter.hpp>
@@ -16,7 +16,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -24,58 +23,32 @@
 #include <vector>
 
 #include "command.hpp"
+#include "output_file.hpp"
+#include "shape_arg.hpp"
 
 namespace {
 
 using namespace autograph;
 
-/// "images=1x3x224x224" -> {"images", [1,3,224,224]}.
-std::pair<std::string, Shape> parse_input(std::string const& spec) {
-  auto eq = spec.rfind('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-    throw Error("--input '" + spec + "': expected NAME=DIMS, e.g. images=1x3x224x224");
-  std::vector<std::int64_t> dims;
-  std::string dim;
-  auto flush = [&] {
-    std::size_t used = 0;
-    long long v = -1;
-    try {
-      v = std::stoll(dim, &used);
-    } catch (std::exception const&) {
-    }
-    if (dim.empty() || used != dim.size() || v < 0) throw Error("--input '" + spec + "': '" + dim + "' is not a dimension");
-    dims.push_back(v);
-    dim.clear();
-  };
-  for (char ch : spec.substr(eq + 1)) {
-    if (ch == 'x' || ch == 'X' || ch == ',') flush();
-    else dim += ch;
-  }
-  flush();
-  if (dims.size() > Shape::max_rank) throw Error("--input '" + spec + "': at most 8 dimensions");
-  return {spec.substr(0, eq), Shape(dims)};
-}
-
 struct ImportArgs {
   std::string model;
   std::vector<std::string> inputs;
-  std::string dot;
+  cli::OutputFile dot{"--dot"};
   std::uint64_t seed = 1;
 };
+
+/// Operators (nodes that run a kernel), counted without graph_stats(): that also computes the
+/// graph's width, quadratic in the operators, which a count does not need.
+std::size_t operator_count(Graph<> const& g) {
+  return static_cast<std::size_t>(std::ranges::count_if(g.node_ids(), [&](NodeId id) { return is_operator_node(g, id); }));
+}
 
 void add_import_options(CLI::App& app, ImportArgs& a) {
   app.add_option("model", a.model, "ONNX model file")->required()->check(CLI::ExistingFile);
   app.add_option("--input", a.inputs, "Fix an input's shape: NAME=DIMS, e.g. images=1x3x224x224 (repeat per input)");
 }
 
-ImportedOnnxModel load(ImportArgs const& a) {
-  OnnxImportOptions opt;
-  for (auto const& spec : a.inputs) {
-    auto [name, shape] = parse_input(spec);
-    if (!opt.input_shapes.emplace(name, shape).second) throw Error("--input '" + name + "' is given twice");
-  }
-  return import_onnx(a.model, opt);
-}
+ImportedOnnxModel load(ImportArgs const& a) { return import_onnx(a.model, {.input_shapes = cli::parse_input_shapes(a.inputs)}); }
 
 std::string fixed(double v, int digits) {
   char buf[64];
@@ -118,15 +91,14 @@ void print_summary(ImportedOnnxModel const& m, std::string const& file) {
 cli::Register import_cmd{{"import", "Import an ONNX model and summarise the graph", [](CLI::App& app) {
   auto a = std::make_shared<ImportArgs>();
   add_import_options(app, *a);
-  app.add_option("--dot", a->dot, "Also write the graph as Graphviz DOT to this file");
+  cli::add_output_option(app, "--dot", a->dot, "Also write the graph as Graphviz DOT to this file");
   return [a] {
+    a->dot.check();
     auto m = load(*a);
     print_summary(m, a->model);
-    if (!a->dot.empty()) {
-      std::ofstream out(a->dot);
-      if (!out) throw Error("cannot write " + a->dot);
-      write_dot(out, m.graph, {.title = a->model});
-      std::cout << "wrote " << a->dot << "\n";
+    if (a->dot.wanted()) {
+      a->dot.write([&](std::ostream& out) { write_dot(out, m.graph, {.title = a->model}); });
+      std::cout << "wrote " << a->dot.path << "\n";
     }
     return 0;
   };
@@ -160,13 +132,14 @@ cli::Register run_cmd{{"run", "Run an ONNX model on the reference executor with 
                 << fixed(out[i].numel() ? abs / static_cast<double>(out[i].numel()) : 0.0, 6)
                 << (bad ? " (" + std::to_string(bad) + " non-finite)" : std::string{}) << "\n";
     }
-    std::cout << "ran " << graph_stats(m.graph).operators << " operators in " << fixed(ms, 1) << " ms\n";
+    std::cout << "ran " << operator_count(m.graph) << " operators in " << fixed(ms, 1) << " ms\n";
     return 0;
   };
 }}};
 
 struct ExportArgs {
-  std::string name, out;
+  std::string name;
+  cli::OutputFile out{"-o"};
   std::int64_t batch = 0, resolution = 0;
   std::uint64_t weight_seed = 0;
 };
@@ -174,19 +147,25 @@ struct ExportArgs {
 cli::Register export_cmd{{"export-model", "Write a model of the zoo (autograph models) as ONNX, with random weights", [](CLI::App& app) {
   auto a = std::make_shared<ExportArgs>();
   app.add_option("name", a->name, "Model name (see `autograph models`)")->required();
-  app.add_option("-o,--output", a->out, "ONNX file to write")->required();
-  app.add_option("--batch", a->batch, "Batch size (default: the benchmark's)")->check(CLI::PositiveNumber);
-  app.add_option("--resolution", a->resolution, "Image side for the CNNs and ViT (default: the published one)")->check(CLI::PositiveNumber);
+  cli::add_output_option(app, "-o,--output", a->out, "ONNX file to write")->required();
+  app.add_option("--batch", a->batch, "Batch size (default: the benchmark's)")->check(autograph::cli::positive_integer);
+  app.add_option("--resolution", a->resolution, "Image side for the CNNs and ViT (default: the published one)")->check(autograph::cli::positive_integer);
   app.add_option("--weight-seed", a->weight_seed, "Seed of the random weights");
   return [a] {
+    a->out.check();
     models::ModelOptions mo{.weight_seed = a->weight_seed};
     if (a->batch > 0) mo.batch = a->batch;
     if (a->resolution > 0) mo.resolution = a->resolution;
     auto const& info = models::model_info(a->name);
     Graph<> g = info.build(mo);
-    export_onnx(g, a->out, {.graph_name = a->name, .doc = std::string(info.description)});
-    GraphStats s = graph_stats(g);
-    std::cout << "wrote " << a->out << ": " << a->name << ", " << s.operators << " operators, " << s.parameters << " weight elements\n";
+    ::onnx::ModelProto model = export_onnx_model(g, {.graph_name = a->name, .doc = std::string(info.description)});
+    a->out.write([&](std::ostream& out) {
+      if (!model.SerializeToOstream(&out)) throw Error("cannot serialize the model (over 2 GiB?)");
+    });
+    std::int64_t weights = 0;
+    for (NodeId id : g.node_ids())
+      if (auto const* w = g[id].get_if<Weight>()) weights += w->desc.numel();
+    std::cout << "wrote " << a->out.path << ": " << a->name << ", " << operator_count(g) << " operators, " << weights << " weight elements\n";
     for (NodeId id : g.inputs()) {
       auto const& in = *g[id].get_if<Input>();
       std::cout << "  input " << in.label << " " << in.desc.to_string() << "\n";

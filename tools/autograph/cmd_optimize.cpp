@@ -15,17 +15,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "command.hpp"
+#include "device_arg.hpp"
+#include "output_file.hpp"
+#include "shape_arg.hpp"
 
 namespace {
 
 using namespace autograph;
+using cli::OutputFile;
 
 struct OptimizeOptions {
   std::string model;
@@ -33,41 +39,34 @@ struct OptimizeOptions {
   std::vector<std::string> inputs;  // name=1x3x224x224
   std::string device = "h100";
   std::string runtime = "sim";
-  std::string report;
-  std::string dot;
-  std::string output;               // optimized ONNX file
+  OutputFile report{"--report"};
+  OutputFile dot{"--dot"};
+  OutputFile output{"-o"};          // optimized ONNX file
   std::string taso;                 // TASO rule file
-  std::string configs;              // comma-separated
-  std::int64_t batch = 0;
+  std::optional<std::string> configs;  // comma-separated; given empty is an error, not "all"
+  std::int64_t batch = 0;           // 0: the model's own
   double time_limit = 60;
   bool no_verify = false;
   std::uint64_t seed = 1;
 };
 
-Shape parse_shape(std::string const& text, std::string const& what) {
-  std::vector<std::int64_t> dims;
+/// "taso,,autograph" -> {taso, autograph}. Names are checked against the known configurations
+/// here, before anything is loaded: an empty list ("," or "") would run nothing.
+std::vector<std::string> parse_configs(std::string const& text) {
+  BaselineOptions const defaults;  // which run every configuration
+  auto const& known = defaults.configurations;
+  std::string known_list;
+  for (auto const& k : known) known_list += (known_list.empty() ? "" : ", ") + k;
+  std::vector<std::string> out;
   std::stringstream ss(text);
   std::string part;
-  while (std::getline(ss, part, 'x')) {
-    try {
-      std::size_t used = 0;
-      long long v = std::stoll(part, &used);
-      if (used != part.size() || v < 0) throw std::invalid_argument(part);
-      dims.push_back(v);
-    } catch (std::exception const&) {
-      throw Error(what + ": '" + text + "' is not a shape like 1x3x224x224");
-    }
-  }
-  if (dims.empty()) throw Error(what + ": empty shape");
-  return Shape(dims);
-}
-
-std::vector<std::string> split_list(std::string const& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string part;
   while (std::getline(ss, part, ','))
-    if (!part.empty()) out.push_back(part);
+    if (!part.empty()) {
+      if (std::ranges::find(known, part) == known.end())
+        throw Error("--configs '" + text + "': unknown configuration '" + part + "' (known: " + known_list + ")");
+      out.push_back(part);
+    }
+  if (out.empty()) throw Error("--configs '" + text + "' names no configuration (known: " + known_list + ")");
   return out;
 }
 
@@ -77,72 +76,120 @@ std::string rewrites_text(std::map<std::string, std::size_t> const& r) {
   return s.empty() ? "-" : s;
 }
 
-template <Device D>
-std::vector<BaselineResult<>> run_on(Graph<> const& g, BaselineOptions const& bo, std::vector<rules::TasoRule<BuiltinOps>> const& taso) {
-  return run_baselines<D, rules::Default>(g, bo, taso);
+/// Wall time of each phase of the run, in order: printed as one line at the end and written
+/// to the report, so that every second the tool takes is accounted for.
+struct Phases {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point begin = Clock::now();
+  std::vector<std::pair<std::string, double>> spent;
+
+  template <class F>
+  decltype(auto) time(std::string name, F&& f) {
+    auto t0 = Clock::now();
+    struct Record {  // also when f throws: the time was spent
+      Phases& p;
+      std::string name;
+      Clock::time_point t0;
+      ~Record() { p.spent.emplace_back(std::move(name), std::chrono::duration<double>(Clock::now() - t0).count()); }
+    } record{*this, std::move(name), t0};
+    return f();
+  }
+  double total() const { return std::chrono::duration<double>(Clock::now() - begin).count(); }
+  std::string line() const {
+    std::string s;
+    char buf[64];
+    for (auto const& [name, sec] : spent) {
+      std::snprintf(buf, sizeof buf, "%.2f s", sec);
+      s += (s.empty() ? "" : ", ") + name + " " + buf;
+    }
+    std::snprintf(buf, sizeof buf, "%.2f s", total());
+    return "time: " + s + "; total " + buf;
+  }
+};
+
+/// "x=1x3x224x224, mask=1x128" for the doc string and messages.
+std::string input_shapes_text(Graph<> const& g) {
+  std::string s;
+  for (NodeId id : g.inputs()) {
+    auto const& in = *g[id].get_if<Input>();
+    std::string dims;
+    for (std::size_t i = 0; i < in.desc.shape.rank(); ++i) dims += (i ? "x" : "") + std::to_string(in.desc.shape[i]);
+    s += (s.empty() ? "" : ", ") + in.label + "=" + dims;
+  }
+  return s;
 }
 
 int run(OptimizeOptions const& o) {
+  // Every argument is checked before the first long step (import, search).
   if (o.runtime != "sim")
     throw Error("--runtime " + o.runtime + ": this build measures on the simulated runtime only ('sim'); the CUDA runtime runs through benchmark/gpu_bench on a GPU machine");
   if (o.model.empty() == o.onnx_file.empty()) throw Error("give exactly one of --model NAME or an ONNX file");
+  if (!o.model.empty() && !o.inputs.empty()) throw Error("--input fixes an ONNX file's input shapes; a built-in model takes --batch");
+  if (!o.onnx_file.empty() && o.batch > 0) throw Error("--batch applies to a built-in model; fix an ONNX file's batch with --input NAME=DIMS");
+  cli::with_device(o.device, []<Device>() {});
+  BaselineOptions bo;
+  if (o.configs) bo.configurations = parse_configs(*o.configs);
+  auto input_shapes = cli::parse_input_shapes(o.inputs);
+  for (OutputFile const* f : {&o.report, &o.dot, &o.output}) f->check();
+
+  Phases phases;
+  // The rules first: a bad rule file is found in a second, not after a long import.
+  std::vector<rules::TasoRule<BuiltinOps>> taso;
+  if (!o.taso.empty()) taso = phases.time("rules", [&] { return rules::load_taso_rules<BuiltinOps>(o.taso); });
 
   // The graph, with weight data so that rewrites fold constants and results can be verified.
   Graph<> g;
   std::string source;
   std::vector<std::string> output_names;
+  std::map<std::string, std::string> dynamic_inputs;
   if (!o.model.empty()) {
     models::ModelOptions mo;
     if (o.batch > 0) mo.batch = o.batch;
-    g = models::build(o.model, mo);
-    fill_random_weights(g, o.seed);
+    g = phases.time("build", [&] { return models::build(o.model, mo); });
+    phases.time("weights", [&] { return fill_random_weights(g, o.seed); });
     source = o.model;
   } else {
-    OnnxImportOptions io;
-    for (auto const& spec : o.inputs) {
-      auto eq = spec.find('=');
-      if (eq == std::string::npos || eq == 0) throw Error("--input " + spec + ": expected name=1x3x224x224");
-      io.input_shapes[spec.substr(0, eq)] = parse_shape(spec.substr(eq + 1), "--input " + spec.substr(0, eq));
-    }
     std::fprintf(stderr, "importing %s\n", o.onnx_file.c_str());
-    auto m = import_onnx(o.onnx_file, io);
+    auto m = phases.time("import", [&] { return import_onnx(o.onnx_file, {.input_shapes = input_shapes}); });
     g = std::move(m.graph);
-    output_names = m.output_names;
-    fill_random_weights(g, o.seed);  // only weights the file left without data
+    output_names = std::move(m.output_names);
+    dynamic_inputs = std::move(m.dynamic_inputs);
+    phases.time("weights", [&] { return fill_random_weights(g, o.seed); });  // only weights the file left without data
     source = o.onnx_file;
   }
 
-  std::vector<rules::TasoRule<BuiltinOps>> taso;
-  if (!o.taso.empty()) taso = rules::load_taso_rules<BuiltinOps>(o.taso);
-
-  BaselineOptions bo;
-  if (!o.configs.empty()) bo.configurations = split_list(o.configs);
   bo.verify = !o.no_verify;
   bo.seed = o.seed;
   bo.time_limit_s = o.time_limit;
   bo.progress = [](std::string const& c) { std::fprintf(stderr, "running %s...\n", c.c_str()); };
+  bo.verify_progress = [](std::string const& c) { std::fprintf(stderr, "verifying %s on the reference executor...\n", c.c_str()); };
   bo.search_progress = true;
 
   std::vector<BaselineResult<>> results;
   std::string device_name;
-  if (o.device == "h100") results = run_on<devices::H100>(g, bo, taso), device_name = std::string(devices::H100::spec.name);
-  else if (o.device == "h200") results = run_on<devices::H200>(g, bo, taso), device_name = std::string(devices::H200::spec.name);
-  else if (o.device == "a100") results = run_on<devices::A100>(g, bo, taso), device_name = std::string(devices::A100::spec.name);
-  else if (o.device == "v100") results = run_on<devices::V100>(g, bo, taso), device_name = std::string(devices::V100::spec.name);
-  else if (o.device == "2080ti") results = run_on<devices::RTX2080Ti>(g, bo, taso), device_name = std::string(devices::RTX2080Ti::spec.name);
-  else throw Error("--device " + o.device + ": known devices are h100, h200, a100, v100, 2080ti");
+  cli::with_device(o.device, [&]<Device D>() {
+    device_name = D::spec.name;
+    results = run_baselines<D, rules::Default>(g, bo, taso);
+  });
+  double verify_seconds = 0;
+  for (auto const& r : results) {
+    phases.spent.emplace_back(r.name, r.seconds - r.verify_seconds);
+    verify_seconds += r.verify_seconds;
+  }
+  phases.spent.emplace_back("verify", verify_seconds);
 
-  double base = results.empty() ? 0 : results.front().latency_ms;
+  double base = results.front().latency_ms;
   std::printf("%s on %s — simulated latency (an estimate from the roofline cost model, not a GPU measurement)\n", source.c_str(),
               device_name.c_str());
-  std::printf("%-12s %12s %9s %10s %9s  %-10s %s\n", "config", "latency ms", "speedup", "search s", "ops", "verified", "rewrites");
+  std::printf("%-12s %12s %9s %10s %9s %9s  %-10s %s\n", "config", "latency ms", "speedup", "search s", "verify s", "ops", "verified",
+              "rewrites");
   bool all_ok = true;
   for (auto const& r : results) {
     std::string verified = !r.verification.ran ? "no" : r.verification.passed ? "yes" : "FAILED";
     if (r.verification.ran && !r.verification.passed) all_ok = false;
     if (!r.verification.ran && bo.verify) all_ok = false;
-    std::printf("%-12s %12.4f %8.2fx %10.2f %9zu  %-10s %s\n", r.name.c_str(), r.latency_ms, base / r.latency_ms, r.search_seconds,
-                r.operators, verified.c_str(), rewrites_text(r.rewrites).c_str());
+    std::printf("%-12s %12.4f %8.2fx %10.2f %9.2f %9zu  %-10s %s\n", r.name.c_str(), r.latency_ms, base / r.latency_ms, r.search_seconds,
+                r.verify_seconds, r.operators, verified.c_str(), rewrites_text(r.rewrites).c_str());
   }
   for (auto const& r : results)
     if (!r.left_out.empty()) {
@@ -154,8 +201,32 @@ int run(OptimizeOptions const& o) {
     if (!r.verification.passed && bo.verify)
       std::fprintf(stderr, "verification of %s failed: %s\n", r.name.c_str(), r.verification.why.c_str());
 
-  auto const& best = results.back();  // autograph when it ran, else the last configuration
-  if (!o.report.empty()) {
+  auto const& best = results.back();  // autograph when it ran, else the last configuration (never empty: parse_configs)
+  if (o.dot.wanted())
+    phases.time("write dot", [&] {
+      o.dot.write([&](std::ostream& out) { write_dot(out, best.graph, {.title = source + " (" + best.name + ")"}); });
+      std::fprintf(stderr, "wrote %s\n", o.dot.path.c_str());
+    });
+  if (o.output.wanted() && !all_ok) std::fprintf(stderr, "autograph: error: not writing %s: the optimized graph did not verify\n", o.output.path.c_str());
+  if (o.output.wanted() && all_ok)
+    phases.time("write onnx", [&] {
+      // The exported model is the graph as optimized: its input shapes are the ones it was
+      // imported with. Dynamic dimensions of the original are not kept (the search measured,
+      // and the rewrites' shape checks held, for these shapes only), and the doc string says so.
+      std::string shapes = input_shapes_text(best.graph);
+      std::string doc = "optimized by autograph (" + best.name + ", simulated " + device_name + ") from " + source +
+                        "; input shapes are fixed: " + shapes;
+      std::string dynamic;
+      for (auto const& [name, dims] : dynamic_inputs) dynamic += (dynamic.empty() ? "" : ", ") + name + " " + dims;
+      if (!dynamic.empty()) doc += " (the original's dynamic dimensions " + dynamic + " are not kept)";
+      ::onnx::ModelProto model = export_onnx_model(best.graph, {.output_names = output_names, .doc = doc});
+      o.output.write([&](std::ostream& out) {
+        if (!model.SerializeToOstream(&out)) throw Error("cannot serialize the model (over 2 GiB?)");
+      });
+      std::fprintf(stderr, "wrote %s (%s); its inputs have fixed shapes %s%s\n", o.output.path.c_str(), best.name.c_str(), shapes.c_str(),
+                   dynamic.empty() ? "" : (": the original's dynamic dimensions (" + dynamic + ") are not kept").c_str());
+    });
+  if (o.report.wanted()) {
     nlohmann::json j;
     j["model"] = source;
     j["device"] = device_name;
@@ -165,6 +236,8 @@ int run(OptimizeOptions const& o) {
       j["configurations"].push_back({{"name", r.name},
                                      {"latency_ms", r.latency_ms},
                                      {"search_seconds", r.search_seconds},
+                                     {"verify_seconds", r.verify_seconds},
+                                     {"seconds", r.seconds},
                                      {"nodes", r.operators},
                                      {"rewrites", r.rewrites},
                                      {"stop_reason", r.stop_reason},
@@ -174,14 +247,14 @@ int run(OptimizeOptions const& o) {
                                        {"passed", r.verification.passed},
                                        {"max_rel_error", r.verification.max_rel_error},
                                        {"detail", r.verification.why}}}});
-    std::ofstream(o.report) << j.dump(2) << "\n";
+    // Every phase up to the report itself (its own write takes milliseconds).
+    j["phases"] = nlohmann::json::array();
+    for (auto const& [name, sec] : phases.spent) j["phases"].push_back({{"name", name}, {"seconds", sec}});
+    j["total_seconds"] = phases.total();
+    o.report.write([&](std::ostream& out) { out << j.dump(2) << "\n"; });
+    std::fprintf(stderr, "wrote %s\n", o.report.path.c_str());
   }
-  if (!o.dot.empty()) std::ofstream(o.dot) << to_dot(best.graph, {.title = source + " (" + best.name + ")"});
-  if (!o.output.empty()) {
-    if (!all_ok) throw Error("not writing " + o.output + ": the optimized graph did not verify");
-    export_onnx(best.graph, o.output);
-    std::fprintf(stderr, "wrote %s (%s)\n", o.output.c_str(), best.name.c_str());
-  }
+  std::printf("%s\n", phases.line().c_str());
   if (!all_ok) {
     std::fprintf(stderr, "autograph: error: an optimized graph failed verification; its result is not valid\n");
     return 1;
@@ -195,16 +268,19 @@ autograph::cli::Register reg{{"optimize", "optimize a model with every baseline 
                                 app.add_option("file", o->onnx_file, "an ONNX model file (instead of --model)");
                                 app.add_option("--model,-m", o->model, "a built-in model (autograph models lists them)");
                                 app.add_option("--input,-i", o->inputs, "fix an ONNX input's shape: name=1x3x224x224 (repeatable)");
-                                app.add_option("--device", o->device, "simulated device: h100, h200, a100, v100, 2080ti")->capture_default_str();
+                                app.add_option("--device", o->device, std::string("simulated device: ") + cli::device_names)->capture_default_str();
                                 app.add_option("--runtime", o->runtime, "sim (simulated multi-stream runtime)")->capture_default_str();
-                                app.add_option("--report", o->report, "write a JSON report");
-                                app.add_option("--dot", o->dot, "write the optimized graph as Graphviz DOT");
-                                app.add_option("-o,--output", o->output, "write the optimized graph as ONNX");
+                                cli::add_output_option(app, "--report", o->report, "write a JSON report");
+                                cli::add_output_option(app, "--dot", o->dot, "write the optimized graph as Graphviz DOT");
+                                cli::add_output_option(app, "-o,--output", o->output, "write the optimized graph as ONNX (input shapes fixed)");
                                 app.add_option("--taso", o->taso, "also search with TASO's rule file (graph_subst.pb)");
-                                app.add_option("--configs", o->configs,
-                                               "comma-separated: sequential,nimble,taso,taso+nimble,metaflow,autograph (default all)");
-                                app.add_option("--batch", o->batch, "batch size of a built-in model");
-                                app.add_option("--time-limit", o->time_limit, "seconds per optimizing configuration")->capture_default_str();
+                                app.add_option_function<std::string>(
+                                    "--configs", [o](std::string const& list) { o->configs = list; },
+                                    "comma-separated: sequential,nimble,taso,taso+nimble,metaflow,autograph (default all)");
+                                app.add_option("--batch", o->batch, "batch size of a built-in model")->check(autograph::cli::positive_integer);
+                                app.add_option("--time-limit", o->time_limit, "seconds per optimizing configuration")
+                                    ->check(cli::positive_seconds)
+                                    ->capture_default_str();
                                 app.add_option("--seed", o->seed, "seed of the random weights and inputs")->capture_default_str();
                                 app.add_flag("--no-verify", o->no_verify, "skip checking optimized graphs on the reference executor");
                                 return [o] { return run(*o); };

@@ -18,12 +18,13 @@
 #include <autograph/schedule/sequential.hpp>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
 
 #include "command.hpp"
+#include "device_arg.hpp"
+#include "output_file.hpp"
 
 namespace {
 
@@ -35,7 +36,7 @@ struct ScheduleOptions {
   std::string device = "h100";
   std::size_t streams = 4;  // greedy
   std::int64_t batch = 0;   // 0: the model's default
-  std::string dot, trace;
+  cli::OutputFile dot{"--dot"}, trace{"--trace"};
 };
 
 std::string fixed(double v, int digits) {
@@ -87,20 +88,20 @@ int run(ScheduleOptions const& o) {
             << "  waits          " << stats.waits << "\n"
             << extra << "  search         " << fixed(sg.search_seconds * 1e3, 3) << " ms\n"
             << "  latency        " << fixed(timeline.total_us / 1e3, 4) << " ms, " << rt.kind() << "\n";
-  if (!o.dot.empty()) {
+  if (o.dot.wanted()) {
     std::vector<std::string> color(sg.graph.id_bound());
     for (std::size_t s = 0; s < sg.schedule.streams.size(); ++s)
       for (auto const& l : sg.schedule.streams[s]) color[l.node] = stream_color(s);
-    std::ofstream f(o.dot);
-    if (!f) throw Error("cannot write '" + o.dot + "'");
-    write_dot(f, sg.graph,
-              {.fill_color = [&](NodeId id) { return color[id]; },
-               .title = o.model + " — " + sg.policy + ": " + std::to_string(stats.streams) + " streams, one colour each"});
-    std::cout << "  dot            " << o.dot << "\n";
+    o.dot.write([&](std::ostream& f) {
+      write_dot(f, sg.graph,
+                {.fill_color = [&](NodeId id) { return color[id]; },
+                 .title = o.model + " — " + sg.policy + ": " + std::to_string(stats.streams) + " streams, one colour each"});
+    });
+    std::cout << "  dot            " << o.dot.path << "\n";
   }
-  if (!o.trace.empty()) {
-    write_chrome_trace(std::filesystem::path(o.trace), sg.graph, timeline);
-    std::cout << "  trace          " << o.trace << " (open in ui.perfetto.dev)\n";
+  if (o.trace.wanted()) {
+    o.trace.write([&](std::ostream& f) { write_chrome_trace(f, sg.graph, timeline); });
+    std::cout << "  trace          " << o.trace.path << " (open in ui.perfetto.dev)\n";
   }
   return 0;
 }
@@ -110,18 +111,15 @@ autograph::cli::Register reg{{"schedule", "Schedule a model's kernels onto strea
   app.add_option("--model", o->model, "A model of the zoo (see `autograph models`)")->required();
   app.add_option("--schedule", o->policy, "sequential, greedy, nimble or ios")
       ->check(CLI::IsMember({"sequential", "greedy", "nimble", "ios"}));
-  app.add_option("--device", o->device, "h100, h200, a100, v100 or rtx2080ti");
-  app.add_option("--streams", o->streams, "Streams for the greedy schedule")->check(CLI::PositiveNumber);
-  app.add_option("--batch", o->batch, "Batch size (default: the benchmark's)")->check(CLI::PositiveNumber);
-  app.add_option("--dot", o->dot, "Write the graph as DOT, one colour per stream");
-  app.add_option("--trace", o->trace, "Write the simulated timeline as a Chrome trace (JSON)");
+  app.add_option("--device", o->device, cli::device_names)->capture_default_str();
+  app.add_option("--streams", o->streams, "Streams for the greedy schedule")->check(autograph::cli::positive_integer);
+  app.add_option("--batch", o->batch, "Batch size (default: the benchmark's)")->check(autograph::cli::positive_integer);
+  cli::add_output_option(app, "--dot", o->dot, "Write the graph as DOT, one colour per stream");
+  cli::add_output_option(app, "--trace", o->trace, "Write the simulated timeline as a Chrome trace (JSON)");
   return [o] {
-    std::string key(device_spec(o->device).key);
-    if (key == "h100") return run<devices::H100>(*o);
-    if (key == "h200") return run<devices::H200>(*o);
-    if (key == "a100") return run<devices::A100>(*o);
-    if (key == "v100") return run<devices::V100>(*o);
-    return run<devices::RTX2080Ti>(*o);
+    o->dot.check();
+    o->trace.check();
+    return cli::with_device(o->device, [&]<Device D>() { return run<D>(*o); });
   };
 }}};
 

@@ -3,6 +3,10 @@
 // no central list to edit.
 #include <CLI/CLI.hpp>
 
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <vector>
@@ -25,5 +29,22 @@ inline std::vector<Command>& commands() {
 struct Register {
   explicit Register(Command c) { commands().push_back(std::move(c)); }
 };
+
+/// Checks of numeric options, shared so that every command words them alike (CLI11's
+/// PositiveNumber accepts NaN and infinity, and its message lists a range up to 1.8e308).
+/// Counts: --batch, --resolution, --streams.
+inline CLI::Validator const positive_integer{[](std::string& text) -> std::string {
+  std::int64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc{} || end != text.data() + text.size() || n <= 0) return "'" + text + "' is not a positive integer";
+  return {};
+}, "POSITIVE"};
+/// Durations: --time-limit.
+inline CLI::Validator const positive_seconds{[](std::string& text) -> std::string {
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v) || v <= 0) return "'" + text + "' is not a positive, finite number of seconds";
+  return {};
+}, "SECONDS"};
 
 }  // namespace autograph::cli

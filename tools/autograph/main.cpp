@@ -18,7 +18,13 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
     runs[sub] = c.setup(*sub);
   }
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (CLI::ParseError const& e) {
+    // CLI11 prints the message (or the help) and would exit with its own codes (105 for a
+    // failed check, ...); every error the user can fix exits 1, as the commands' own checks do.
+    return app.exit(e) == 0 ? 0 : 1;
+  }
   try {
     for (auto& [sub, run] : runs)
       if (sub->parsed()) return run();

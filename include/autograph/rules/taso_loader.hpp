@@ -99,19 +99,28 @@ inline std::vector<TasoRuleData> parse_taso_rules(std::string const& bytes) {
 }
 
 /// Loads a TASO rule file; rule i is named "taso-NNN" (its index in the file).
-/// @throws Error naming the file when it cannot be read or parsed, or a rule it cannot map.
+/// @throws Error naming the file when it cannot be read or parsed, holds no rules, or has a
+/// rule it cannot map.
 template <class Set = BuiltinOps>
 std::vector<TasoRule<Set>> load_taso_rules(std::filesystem::path const& file, TasoOptions options = {}) {
+  // A directory opens as a stream on Linux and reads as nothing; an empty file parses as a
+  // collection of zero rules. Either would be a search with no TASO rules that looks like one
+  // with them, so both are errors.
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) throw Error("TASO rule file " + file.string() + " is a directory");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw Error("cannot open TASO rule file " + file.string());
   std::stringstream bytes;
   bytes << in.rdbuf();
+  if (in.bad()) throw Error("cannot read TASO rule file " + file.string());
+  if (bytes.str().empty()) throw Error("TASO rule file " + file.string() + " is empty");
   std::vector<TasoRuleData> data;
   try {
     data = parse_taso_rules(bytes.str());
   } catch (Error const& e) {
     throw Error(file.string() + ": " + e.what());
   }
+  if (data.empty()) throw Error(file.string() + ": holds no rules (a TASO rule collection has at least one)");
   std::vector<TasoRule<Set>> rules;
   rules.reserve(data.size());
   for (std::size_t i = 0; i < data.size(); ++i) {

@@ -36,9 +36,11 @@ std::string dims_of(::onnx::TypeProto_Tensor const& t) {
 }
 
 /// The shape of graph input `vi`: the caller's when given (checked against the static dims),
-/// else the model's, which must then be fully static.
-Shape input_shape(::onnx::ValueInfoProto const& vi, OnnxImportOptions const& opt) {
+/// else the model's, which must then be fully static. `dynamic` is set when the model's shape
+/// has dynamic dimensions (the caller's shape fixed them).
+Shape input_shape(::onnx::ValueInfoProto const& vi, OnnxImportOptions const& opt, bool& dynamic) {
   auto const& t = vi.type().tensor_type();
+  dynamic = !t.has_shape() || std::ranges::any_of(t.shape().dim(), [](auto const& d) { return !d.has_dim_value() || d.dim_value() < 0; });
   auto given = opt.input_shapes.find(vi.name());
   if (given != opt.input_shapes.end()) {
     Shape const& s = given->second;
@@ -56,14 +58,14 @@ Shape input_shape(::onnx::ValueInfoProto const& vi, OnnxImportOptions const& opt
     if (!checked_numel(s.dims())) throw OnnxImportError("input '" + vi.name() + "': shape " + s.to_string() + " is too large");
     return s;
   }
-  auto dynamic = [&] {
+  auto dynamic_error = [&] {
     return OnnxImportError("input '" + vi.name() + "' has dynamic dimensions " + dims_of(t) +
                        "; fix its shape (OnnxImportOptions::input_shapes; on the command line --input " + vi.name() + "=1x3x224x224)");
   };
-  if (!t.has_shape()) throw dynamic();
+  if (!t.has_shape()) throw dynamic_error();
   std::vector<std::int64_t> dims;
   for (auto const& d : t.shape().dim()) {
-    if (!d.has_dim_value() || d.dim_value() < 0) throw dynamic();
+    if (!d.has_dim_value() || d.dim_value() < 0) throw dynamic_error();
     dims.push_back(d.dim_value());
   }
   if (dims.size() > Shape::max_rank) throw OnnxUnsupportedError("input '" + vi.name() + "' has " + std::to_string(dims.size()) + " dimensions; at most 8 are supported");
@@ -150,7 +152,9 @@ ImportedOnnxModel import(::onnx::ModelProto const& m, OnnxImportOptions const& o
     if (dt != ::onnx::TensorProto::FLOAT)
       throw OnnxUnsupportedError("input '" + vi.name() + "' is " + dtype_name(dt) + "; only float32 graph inputs are supported" +
                              (is_int_type(dt) ? " (give its value in OnnxImportOptions::constant_inputs if it is fixed)" : ""));
-    Shape s = input_shape(vi, opt);
+    bool dynamic = false;
+    Shape s = input_shape(vi, opt, dynamic);
+    if (dynamic) result.dynamic_inputs[vi.name()] = dims_of(vi.type().tensor_type());
     NodeId id = c.g.add(AnyOp(Input{{s, DType::float32}, vi.name()}), std::span<Value const>{}, vi.name());
     c.define(vi.name(), Value{id, 0});
     c.mark_graph_input(vi.name());

@@ -54,6 +54,10 @@ struct ImportedOnnxModel {
   Graph<BuiltinOps> graph;
   std::vector<std::string> input_names;   // the graph's Input labels, in the order of graph.inputs()
   std::vector<std::string> output_names;  // ONNX names of graph.outputs(), in order
+  /// Inputs the file declares with dynamic (symbolic or unknown) dimensions, fixed by
+  /// OnnxImportOptions::input_shapes: name -> the file's dimensions, e.g. "[batch,3,224,224]".
+  /// The graph holds the fixed shapes only; a model exported from it is static.
+  std::map<std::string, std::string> dynamic_inputs;
   std::int64_t ir_version = 0;
   std::int64_t opset = 0;  // of the default (ai.onnx) domain
   std::string producer;    // producer_name and version, e.g. "pytorch 2.1.0"
