@@ -110,6 +110,9 @@ cli::Register run_cmd{{"run", "Run an ONNX model on the reference executor with 
   app.add_option("--seed", a->seed, "Seed of the random inputs (uniform in [-1, 1))");
   return [a] {
     auto m = load(*a);
+    // Before the random inputs exist: an input too large for this machine is a clear error
+    // naming the tensor, not a std::bad_alloc while filling it.
+    ReferenceExecutor<>{}.check_memory(m.graph, /*inputs_allocated=*/false);
     std::map<std::string, Tensor> inputs;
     std::uint64_t k = a->seed;
     for (NodeId id : m.graph.inputs()) {
