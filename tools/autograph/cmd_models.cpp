@@ -134,7 +134,7 @@ autograph::cli::Register reg{{"models", "List the benchmark models with their st
   app.add_option("--batch", o->batch, "Batch size (default: the benchmark's)")->check(autograph::cli::positive_integer);
   app.add_option("--resolution", o->resolution, "Image side for the CNNs and ViT (default: the published one)")
       ->check(autograph::cli::positive_integer);
-  app.add_option("--seed", o->seed, "RandWire wiring seed");
+  app.add_option("--seed", o->seed, "RandWire wiring seed")->check(cli::seed_value);
   return [o] {
     std::vector<Row> rows;
     if (!o->name.empty()) {

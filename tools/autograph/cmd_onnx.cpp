@@ -107,7 +107,7 @@ cli::Register import_cmd{{"import", "Import an ONNX model and summarise the grap
 cli::Register run_cmd{{"run", "Run an ONNX model on the reference executor with random inputs", [](CLI::App& app) {
   auto a = std::make_shared<ImportArgs>();
   add_import_options(app, *a);
-  app.add_option("--seed", a->seed, "Seed of the random inputs (uniform in [-1, 1))");
+  app.add_option("--seed", a->seed, "Seed of the random inputs (uniform in [-1, 1))")->check(cli::seed_value);
   return [a] {
     auto m = load(*a);
     // Before the random inputs exist: an input too large for this machine is a clear error
@@ -153,7 +153,7 @@ cli::Register export_cmd{{"export-model", "Write a model of the zoo (autograph m
   cli::add_output_option(app, "-o,--output", a->out, "ONNX file to write")->required();
   app.add_option("--batch", a->batch, "Batch size (default: the benchmark's)")->check(autograph::cli::positive_integer);
   app.add_option("--resolution", a->resolution, "Image side for the CNNs and ViT (default: the published one)")->check(autograph::cli::positive_integer);
-  app.add_option("--weight-seed", a->weight_seed, "Seed of the random weights");
+  app.add_option("--weight-seed", a->weight_seed, "Seed of the random weights")->check(cli::seed_value);
   return [a] {
     a->out.check();
     models::ModelOptions mo{.weight_seed = a->weight_seed};

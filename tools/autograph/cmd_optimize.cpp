@@ -265,7 +265,7 @@ int run(OptimizeOptions const& o) {
 autograph::cli::Register reg{{"optimize", "optimize a model with every baseline side by side (simulated device) and verify the results",
                               [](CLI::App& app) {
                                 auto o = std::make_shared<OptimizeOptions>();
-                                app.add_option("file", o->onnx_file, "an ONNX model file (instead of --model)");
+                                app.add_option("file", o->onnx_file, "an ONNX model file (instead of --model)")->check(CLI::ExistingFile);
                                 app.add_option("--model,-m", o->model, "a built-in model (autograph models lists them)");
                                 app.add_option("--input,-i", o->inputs, "fix an ONNX input's shape: name=1x3x224x224 (repeatable)");
                                 app.add_option("--device", o->device, std::string("simulated device: ") + cli::device_names)->capture_default_str();
@@ -281,7 +281,7 @@ autograph::cli::Register reg{{"optimize", "optimize a model with every baseline 
                                 app.add_option("--time-limit", o->time_limit, "seconds per optimizing configuration")
                                     ->check(cli::positive_seconds)
                                     ->capture_default_str();
-                                app.add_option("--seed", o->seed, "seed of the random weights and inputs")->capture_default_str();
+                                app.add_option("--seed", o->seed, "seed of the random weights and inputs")->check(autograph::cli::seed_value)->capture_default_str();
                                 app.add_flag("--no-verify", o->no_verify, "skip checking optimized graphs on the reference executor");
                                 return [o] { return run(*o); };
                               }}};

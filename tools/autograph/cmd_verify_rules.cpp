@@ -31,7 +31,7 @@ autograph::cli::Register reg{{"verify-rules", "Check every substitution rule num
   auto o = std::make_shared<Options>();
   app.add_option("--taso", o->taso, "verify TASO's rule file (graph_subst.pb) instead of the built-in rules")->check(CLI::ExistingFile);
   app.add_option("--trials", o->trials, "random example graphs per rule")->check(CLI::Range(1, 1000));
-  app.add_option("--seed", o->seed, "random seed");
+  app.add_option("--seed", o->seed, "random seed")->check(autograph::cli::seed_value);
   app.add_flag("--strict-kernels", o->strict_kernels, "TASO rules: 3x3 kernels only (default: any kernel size, as TASO's loader)");
   app.add_flag("--as-taso", o->taso_semantics,
                "TASO rules: apply grouped-conv targets as TASO does, without checking that concat joins fall on group boundaries");

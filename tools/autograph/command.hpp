@@ -39,6 +39,14 @@ inline CLI::Validator const positive_integer{[](std::string& text) -> std::strin
   if (ec != std::errc{} || end != text.data() + text.size() || n <= 0) return "'" + text + "' is not a positive integer";
   return {};
 }, "POSITIVE"};
+/// Seeds: --seed, --weight-seed: digits only, within 64 bits (CLI11 wraps -1 and saturates
+/// 99999999999999999999 to 2^64 - 1 without a word).
+inline CLI::Validator const seed_value{[](std::string& text) -> std::string {
+  std::uint64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return "'" + text + "' is not a seed (a whole number from 0 to 2^64 - 1)";
+  return {};
+}, "SEED"};
 /// Durations: --time-limit.
 inline CLI::Validator const positive_seconds{[](std::string& text) -> std::string {
   char* end = nullptr;

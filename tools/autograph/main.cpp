@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iostream>
 #include <map>
+#include <new>
 
 #include "command.hpp"
 
@@ -25,11 +26,31 @@ int main(int argc, char** argv) {
     // failed check, ...); every error the user can fix exits 1, as the commands' own checks do.
     return app.exit(e) == 0 ? 0 : 1;
   }
+  // An option given an empty value (`--model ''`, `--seed ''`) would read as one not given
+  // and quietly mean its default: refuse it, for every option of every command alike.
+  for (auto& [sub, run] : runs) {
+    if (!sub->parsed()) continue;
+    for (CLI::Option const* opt : sub->get_options()) {
+      if (opt->get_type_size() == 0 || opt->count() == 0) continue;  // flags take no value
+      for (std::string const& value : opt->results())
+        if (value.empty()) {
+          std::cerr << "autograph: error: " << opt->get_name() << ": the value is empty\n";
+          return 1;
+        }
+    }
+  }
   try {
     for (auto& [sub, run] : runs)
       if (sub->parsed()) return run();
   } catch (autograph::Error const& e) {
     std::cerr << "autograph: error: " << e.what() << "\n";
+    return 1;
+  } catch (std::bad_alloc const&) {
+    // Checks before the work refuse tensors that cannot fit (graph building, the simulated
+    // device, the reference executor); what they cannot foresee (a model's own weights at a
+    // huge resolution) still ends here with the cause named, not as an unexpected error.
+    std::cerr << "autograph: error: out of memory: the model at these sizes does not fit in this machine's memory"
+                 " (try a smaller --batch, --resolution or --input shape)\n";
     return 1;
   } catch (std::exception const& e) {
     std::cerr << "autograph: unexpected error: " << e.what() << "\n";

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <numeric>
 #include <span>
 #include <string>
@@ -12,6 +13,23 @@
 #include "autograph/core/hash.hpp"
 
 namespace autograph {
+
+/// The most elements a tensor of a graph may have: 2^48 (1 PiB of float32) is beyond every
+/// device, and keeps element and byte counts (x 8) far from int64 overflow in every cost and
+/// memory computation downstream.
+inline constexpr std::int64_t max_tensor_elements = std::int64_t{1} << 48;
+
+/// The element count of `dims`, or nullopt when a dimension is negative or the product exceeds
+/// `limit` (checked before multiplying, so it never overflows).
+inline std::optional<std::int64_t> checked_numel(std::span<std::int64_t const> dims, std::int64_t limit = max_tensor_elements) {
+  std::int64_t n = 1;
+  for (std::int64_t d : dims) {
+    if (d < 0 || d > limit) return std::nullopt;
+    if (d != 0 && n > limit / d) return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
 
 class Shape {
  public:

@@ -98,6 +98,9 @@ class Graph {
       in.push_back(desc(inputs[i]));
     }
     std::vector<TensorDesc> out = infer(op, in, name);
+    for (auto const& d : out)
+      if (!checked_numel(d.shape.dims()))
+        throw ShapeError(describe(op, name) + ": output shape " + d.shape.to_string() + " has more than 2^48 elements (a batch or resolution too large for any device)");
     NodeId id = id_bound();
     slots_.push_back(Slot{Node{std::move(op), std::vector<Value>(inputs.begin(), inputs.end()), std::move(out), std::move(name)}, {}});
     for (std::uint32_t i = 0; i < inputs.size(); ++i) slots_.mutate(inputs[i].node).users.push_back(Use{id, i});

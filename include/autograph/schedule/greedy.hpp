@@ -18,6 +18,9 @@ namespace autograph::schedule {
 inline Schedule greedy(KernelDag const& dag, std::vector<double> const& times_ms, std::size_t streams) {
   if (streams == 0) throw ScheduleError("greedy scheduling needs at least one stream");
   std::size_t n = dag.size();
+  // More streams than kernels stay empty: the schedule is the same with one per kernel, and
+  // a huge count (--streams 99999999999) would only allocate empty lists.
+  streams = std::min(streams, std::max<std::size_t>(n, 1));
   std::vector<double> bottom(n, 0);
   for (std::size_t k = n; k-- > 0;) {
     double longest = 0;

@@ -52,16 +52,8 @@ inline constexpr std::int64_t max_elements = std::int64_t{1} << 40;
 inline constexpr std::int64_t max_folded_elements = std::int64_t{1} << 26;
 
 /// The element count of `dims`, or nullopt when a dimension is negative or the product
-/// exceeds max_elements (checked before multiplying, so it never overflows).
-inline std::optional<std::int64_t> checked_numel(std::span<std::int64_t const> dims) {
-  std::int64_t n = 1;
-  for (std::int64_t d : dims) {
-    if (d < 0 || d > max_elements) return std::nullopt;
-    if (d != 0 && n > max_elements / d) return std::nullopt;
-    n *= d;
-  }
-  return n;
-}
+/// exceeds max_elements.
+inline std::optional<std::int64_t> checked_numel(std::span<std::int64_t const> dims) { return autograph::checked_numel(dims, max_elements); }
 
 inline std::string dims_string(std::span<std::int64_t const> dims) {
   std::string s = "[";
