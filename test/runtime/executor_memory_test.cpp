@@ -6,6 +6,7 @@
 #include <string>
 
 #include "autograph/runtime/reference_executor.hpp"
+#include "kernel_testing.hpp"
 
 namespace autograph {
 namespace {
@@ -25,17 +26,6 @@ struct Exhausting {
 using TestOps = OpSet<Input, Pad, Relu, Reshape, Exhausting>;
 using Executor = ReferenceExecutor<TestOps>;
 
-/// The message of the ExecutionError `f` throws ("" when it throws none).
-template <class F>
-std::string execution_error(F f) {
-  try {
-    f();
-  } catch (ExecutionError const& e) {
-    return e.what();
-  }
-  return "";
-}
-
 TEST(ExecutorMemory, HostMemoryIsKnown) { EXPECT_GT(host_available_memory_bytes(), 0); }
 
 TEST(ExecutorMemory, ATensorNoMachineHoldsIsRefusedBeforeRunning) {
@@ -45,7 +35,7 @@ TEST(ExecutorMemory, ATensorNoMachineHoldsIsRefusedBeforeRunning) {
   NodeId pad = g.add(Pad{.pads = {0, 0, 200000, 200000, 0, 0, 199992, 199992}}, {Value{x}}, "pad");
   NodeId relu = g.add(Relu{}, {Value{pad}}, "relu");
   g.set_outputs({Value{relu}});
-  std::string msg = execution_error([&] { Executor{}.run(g, {Tensor(Shape{1, 3, 8, 8})}); });
+  std::string msg = testing::execution_error([&] { Executor{}.run(g, {Tensor(Shape{1, 3, 8, 8})}); });
   EXPECT_NE(msg.find("does not fit in this machine's memory"), std::string::npos) << msg;
   EXPECT_NE(msg.find("Pad 'pad' output [1,3,400000,400000] f32, 1920000000000 bytes"), std::string::npos) << msg;
 }
@@ -57,8 +47,8 @@ TEST(ExecutorMemory, ACallerCanCheckBeforeMakingTheInputs) {
   NodeId x = g.add(Input{{Shape{1, 3, 400000, 400000}}, "x"}, {}, "x");
   NodeId flat = g.add(Reshape{{-1}}, {Value{x}});
   g.set_outputs({Value{flat}});
-  EXPECT_EQ(execution_error([&] { Executor{}.check_memory(g); }), "");
-  std::string msg = execution_error([&] { Executor{}.check_memory(g, /*inputs_allocated=*/false); });
+  EXPECT_EQ(testing::execution_error([&] { Executor{}.check_memory(g); }), "");
+  std::string msg = testing::execution_error([&] { Executor{}.check_memory(g, /*inputs_allocated=*/false); });
   EXPECT_NE(msg.find("Input 'x' output [1,3,400000,400000] f32, 1920000000000 bytes"), std::string::npos) << msg;
 }
 
@@ -67,7 +57,7 @@ TEST(ExecutorMemory, AFailedAllocationNamesTheNodeAndItsOutput) {
   NodeId x = g.add(Input{{Shape{2, 3}}, "x"}, {});
   NodeId e = g.add(Exhausting{}, {Value{x}}, "scratch_hungry");
   g.set_outputs({Value{e}});
-  std::string msg = execution_error([&] { Executor{}.run(g, {Tensor(Shape{2, 3})}); });
+  std::string msg = testing::execution_error([&] { Executor{}.run(g, {Tensor(Shape{2, 3})}); });
   EXPECT_NE(msg.find("Exhausting 'scratch_hungry': out of memory computing its output [2,3] (24 bytes"), std::string::npos) << msg;
 }
 

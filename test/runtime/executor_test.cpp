@@ -25,17 +25,6 @@ static_assert(every_op_runs(static_cast<BuiltinOps const*>(nullptr)), "a built-i
 using TestOps = OpSet<Input, Weight, MatMul, Add, Scale>;
 using Executor = ReferenceExecutor<TestOps>;
 
-/// The message of the ExecutionError `f` throws ("" when it throws none).
-template <class F>
-std::string execution_error(F f) {
-  try {
-    f();
-  } catch (ExecutionError const& e) {
-    return e.what();
-  }
-  return "";
-}
-
 /// z = x + 2y, for x and y of shape [1,4].
 struct AddScaled {
   Graph<TestOps> g;
@@ -63,15 +52,15 @@ TEST(ReferenceExecutor, PositionalAndNamedBindingAgree) {
 TEST(ReferenceExecutor, MissingInputIsAnError) {
   AddScaled m;
   Executor ex;
-  EXPECT_NE(execution_error([&] { ex.run(m.g, {X()}); }).find("2 inputs"), std::string::npos);
-  EXPECT_NE(execution_error([&] { ex.run(m.g, std::map<std::string, Tensor>{{"x", X()}}); }).find("'y'"), std::string::npos);
-  EXPECT_NE(execution_error([&] { ex.run(m.g, std::map<std::string, Tensor>{{"x", X()}, {"y", Y()}, {"w", Y()}}); }).find("'w'"),
+  EXPECT_NE(testing::execution_error([&] { ex.run(m.g, {X()}); }).find("2 inputs"), std::string::npos);
+  EXPECT_NE(testing::execution_error([&] { ex.run(m.g, std::map<std::string, Tensor>{{"x", X()}}); }).find("'y'"), std::string::npos);
+  EXPECT_NE(testing::execution_error([&] { ex.run(m.g, std::map<std::string, Tensor>{{"x", X()}, {"y", Y()}, {"w", Y()}}); }).find("'w'"),
             std::string::npos);
 }
 
 TEST(ReferenceExecutor, WrongInputShapeNamesInputAndShapes) {
   AddScaled m;
-  std::string msg = execution_error([&] { Executor{}.run(m.g, {X(), Tensor({4}, {1, 2, 3, 4})}); });
+  std::string msg = testing::execution_error([&] { Executor{}.run(m.g, {X(), Tensor({4}, {1, 2, 3, 4})}); });
   EXPECT_NE(msg.find("'y'"), std::string::npos) << msg;
   EXPECT_NE(msg.find("[1,4]"), std::string::npos) << msg;
   EXPECT_NE(msg.find("[4]"), std::string::npos) << msg;
@@ -83,7 +72,7 @@ TEST(ReferenceExecutor, WeightWithoutDataNamesTheWeight) {
   NodeId w = g.add(Weight{.desc = TensorDesc{Shape{4, 2}}, .data = nullptr}, {}, "fc.weight");
   NodeId y = g.add(MatMul{}, {Value{x}, Value{w}});
   g.set_outputs({Value{y}});
-  std::string msg = execution_error([&] { Executor{}.run(g, {X()}); });
+  std::string msg = testing::execution_error([&] { Executor{}.run(g, {X()}); });
   EXPECT_NE(msg.find("fc.weight"), std::string::npos) << msg;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "autograph/core/error.hpp"
 #include "autograph/core/tensor.hpp"
 #include "autograph/runtime/reference_kernel.hpp"
 
@@ -15,6 +16,17 @@ inline void PrintTo(Shape const& s, std::ostream* os) { *os << s.to_string(); }
 }  // namespace autograph
 
 namespace autograph::testing {
+
+/// The message of the ExecutionError `f` throws ("" when it throws none).
+template <class F>
+std::string execution_error(F f) {
+  try {
+    f();
+  } catch (ExecutionError const& e) {
+    return e.what();
+  }
+  return "";
+}
 
 inline std::vector<TensorDesc> descs_of(std::vector<Tensor> const& in) {
   std::vector<TensorDesc> d;
