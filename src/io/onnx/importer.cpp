@@ -134,10 +134,17 @@ ImportedOnnxModel import(::onnx::ModelProto const& m, OnnxImportOptions const& o
   auto is_input = [&](std::string const& name) {
     return std::ranges::any_of(graph.input(), [&](auto const& vi) { return vi.name() == name; });
   };
+  auto not_an_input = [&](char const* what, std::string const& name) {
+    std::string inputs;  // the ones a caller can give: graph inputs that are not initializers
+    for (auto const& vi : graph.input())
+      if (!initializers.count(vi.name())) inputs += (inputs.empty() ? "'" : ", '") + vi.name() + "'";
+    return OnnxImportError(std::string("a ") + what + " was given for '" + name + "', which is not an input of the model (its inputs: " +
+                           (inputs.empty() ? "none" : inputs) + ")");
+  };
   for (auto const& given : opt.input_shapes)
-    if (!is_input(given.first)) throw OnnxImportError("a shape was given for '" + given.first + "', which is not an input of the model");
+    if (!is_input(given.first)) throw not_an_input("shape", given.first);
   for (auto const& given : opt.constant_inputs)
-    if (!is_input(given.first)) throw OnnxImportError("a value was given for '" + given.first + "', which is not an input of the model");
+    if (!is_input(given.first)) throw not_an_input("value", given.first);
   for (auto const& vi : graph.input()) {
     if (initializers.count(vi.name())) continue;
     if (vi.name().empty()) throw OnnxImportError("a graph input has no name");
