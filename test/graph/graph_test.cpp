@@ -52,6 +52,22 @@ TEST(Graph, FailedAddLeavesGraphUnchanged) {
   validate(d.g);
 }
 
+TEST(Graph, ATensorOverTwoTo48ElementsIsRefusedNamingTheNode) {
+  // A batch of 2^63 - 1 used to build, and statistics overflowed int64 into negative MACs.
+  Graph<> g;
+  EXPECT_NO_THROW(g.add(Input{{Shape{1 << 16, 1 << 16, 1 << 16}}, "ok"}, {}));  // exactly 2^48
+  try {
+    g.add(Input{{Shape{9223372036854775807, 3, 224, 224}}, "image"}, {}, "image");
+    FAIL();
+  } catch (ShapeError const& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("'image'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("[9223372036854775807,3,224,224]"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("2^48"), std::string::npos) << msg;
+  }
+  EXPECT_EQ(g.num_nodes(), 1u);
+}
+
 TEST(Graph, ReplaceUsesAndRemove) {
   Diamond d;
   NodeId t = d.g.add(Tanh{}, {Value{d.x}}, "t");

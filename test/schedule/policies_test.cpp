@@ -38,6 +38,18 @@ TEST(Greedy, UsesAtMostKStreamsAndEnforcesEveryDependency) {
   }
 }
 
+TEST(Greedy, MoreStreamsThanKernelsAllocateNoEmptyStreams) {
+  // `schedule --streams 99999999999` used to allocate that many empty stream lists.
+  SimulatedRuntime<> rt;
+  auto g = test::random_dag(3, {.kernels = 12});
+  KernelDag dag(g);
+  auto prepared = rt.prepare(g);
+  auto times = schedule::detail::kernel_times_ms(dag, prepared);
+  auto s = schedule::greedy(dag, times, 99999999999);
+  EXPECT_NO_THROW(check_schedule(dag, s));
+  EXPECT_LE(s.streams.size(), dag.size());
+}
+
 TEST(Greedy, SpreadsIndependentBranchesOverTheStreams) {
   GraphBuilder b;
   auto x = b.input("x", {1, 64, 28, 28});
