@@ -20,7 +20,9 @@ inline Tensor random_weight_data(Weight const& w, std::uint64_t seed) {
     case WeightInit::fan_in: break;
   }
   // Kaiming-uniform: keeps the activation variance roughly constant through ReLU layers.
-  std::int64_t fan_in = s.rank() >= 2 ? s.numel() / s[0] : s.numel();
+  // An empty weight (a zero-size dimension) has no elements to fill; its fan-in is then 0,
+  // not numel / 0.
+  std::int64_t fan_in = s.rank() >= 2 ? (s[0] == 0 ? 0 : s.numel() / s[0]) : s.numel();
   if (s.rank() == 2) fan_in = s[0];  // matmul weights are [K, N]
   float bound = std::sqrt(6.f / static_cast<float>(std::max<std::int64_t>(fan_in, 1)));
   return Tensor::random(s, stream, -bound, bound);
