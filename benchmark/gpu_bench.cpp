@@ -244,7 +244,7 @@ int main(int argc, char** argv) {
         taso_graph = out.graph;
         Result x = time_schedule(gpu, out.graph, schedule::nimble(KernelDag(out.graph)), args.repeats);
         x.search_s = out.search_seconds;
-        x.note = out.stop_reason;
+        x.note = out.stop.describe();
         return x;
       });
       if (taso_graph) keep("taso+nimble", *taso_graph, schedule::nimble(KernelDag(*taso_graph)), std::move(taso));
@@ -258,7 +258,7 @@ int main(int argc, char** argv) {
         ag_graph = out.graph;
         Result x = time_schedule(gpu, out.graph, schedule::nimble(KernelDag(out.graph)), args.repeats);
         x.search_s = out.search_seconds;
-        x.note = out.stop_reason + ", " + std::to_string(out.measured) + " candidates measured on the GPU";
+        x.note = out.stop.describe() + ", " + std::to_string(out.measured) + " candidates measured on the GPU";
         return x;
       });
       if (ag_graph) keep("autograph", *ag_graph, schedule::nimble(KernelDag(*ag_graph)), std::move(ag));

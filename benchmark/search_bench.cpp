@@ -70,7 +70,7 @@ void BM_BacktrackingRound(benchmark::State& state) {
   auto p = partition(g, [&](NodeId id) { return mappings[id]; });
   auto largest = std::ranges::max_element(p.parts, {}, [](auto const& part) { return part.size(); });
   auto sub = extract(g, *largest);
-  AutoGraph::Expander expand(opt);
+  auto expand = opt.expander();
   auto cost = [&](Graph<> const& h) { return opt.estimate(h); };
   std::size_t generated = 0;
   for (auto _ : state) generated = backtracking_search(sub.graph, expand, cost, {.budget = 1}).generated;

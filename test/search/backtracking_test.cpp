@@ -6,6 +6,8 @@
 using namespace autograph;
 
 namespace {
+constexpr RuleId relu_relu = 0, grow_rule = 1;  // the toy rules' ids
+
 /// A toy rule for the search itself: relu(relu(x)) -> relu(x), applied at every match.
 void collapse_relus(Graph<> const& g, auto&& emit) {
   for (NodeId id : g.node_ids()) {
@@ -15,7 +17,7 @@ void collapse_relus(Graph<> const& g, auto&& emit) {
     Graph<> next = g;
     next.replace_uses(Value{id}, in);
     next.remove_dead();
-    emit(std::move(next), "relu-relu");
+    emit(std::move(next), relu_relu);
   }
 }
 /// A toy rule that makes graphs bigger: x -> relu(relu(x)) is not equivalent, but for the
@@ -27,7 +29,7 @@ void grow(Graph<> const& g, auto&& emit) {
     NodeId extra = next.add(Identity{}, {Value{id}});
     next.replace_uses(Value{id}, Value{extra});
     next.set_input(Use{extra, 0}, Value{id});
-    emit(std::move(next), "grow");
+    emit(std::move(next), grow_rule);
   }
 }
 double ops(Graph<> const& g) { return static_cast<double>(graph_stats(g).operators); }
@@ -44,7 +46,7 @@ TEST(Backtracking, FindsTheOptimumAndCountsRewrites) {
   auto out = backtracking_search(relu_chain(6), [](auto const& g, auto&& emit) { collapse_relus(g, emit); }, ops, {.budget = 1000});
   ASSERT_FALSE(out.best.empty());
   EXPECT_EQ(out.best[0].cost, 1.0);
-  EXPECT_EQ(out.best[0].trail.counts().at("relu-relu"), 5u);
+  EXPECT_EQ(out.best[0].trail.id_counts().at(relu_relu), 5u);
   // The many orders of collapsing reach the same graphs: duplicates are recognised.
   EXPECT_GT(out.duplicates, 0u);
   EXPECT_EQ(out.stop_reason, "no candidate left within the relaxation");

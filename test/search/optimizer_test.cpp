@@ -22,10 +22,45 @@ TEST(Optimizer, ImprovesAndStaysEquivalent) {
   EXPECT_LT(r.latency_ms, r.initial_latency_ms);
   EXPECT_FALSE(r.rewrites.empty());
   EXPECT_GT(r.measured, 0u);
-  EXPECT_FALSE(r.stop_reason.empty());
+  EXPECT_FALSE(r.stop.describe().empty());
   EXPECT_NE(r.runtime_kind.find("simulated"), std::string::npos);
   auto v = verify_equivalent(g, r.graph, 1e-3, 11);
   EXPECT_TRUE(v.ran && v.passed) << v.why;
+}
+
+TEST(Optimizer, StopReasonCarriesItsNumbers) {
+  auto g = small_model("squeezenet1_1", 32);
+  AutoGraphOptimizer no_time({}, {.time_limit_s = 0});
+  auto r = no_time.optimize(g);
+  EXPECT_EQ(r.stop.reason, StopReason::time_limit);
+  EXPECT_EQ(r.stop.time_limit_s, 0.0);
+  EXPECT_EQ(r.stop.describe(), "time limit of 0.000000 s reached");
+  EXPECT_EQ(r.rounds, 0u);
+  AutoGraphOptimizer one_round({}, {.measure_rounds = 1});
+  auto one = one_round.optimize(g);
+  ASSERT_EQ(one.stop.reason, StopReason::round_limit) << one.stop.describe();
+  EXPECT_EQ(one.stop.describe(), "round limit of 1 reached");
+  AutoGraphOptimizer estimate_only({}, {.measure_rounds = 0});
+  EXPECT_EQ(estimate_only.optimize(g).stop.reason, StopReason::estimate_only);
+}
+
+TEST(Optimizer, RuleReportCountsTheResultsRewrites) {
+  auto g = small_model("squeezenet1_1", 64);
+  AutoGraphOptimizer opt;
+  auto r = opt.optimize(g);
+  ASSERT_EQ(r.rule_stats.size(), opt.engine().size());
+  std::map<std::string, std::size_t> applied;
+  for (auto const& s : r.rule_stats) {
+    if (s.applications) applied[s.name] += s.applications;
+    EXPECT_GE(s.rewrites, s.applications) << s.name;
+    EXPECT_GE(s.match_seconds, 0.0) << s.name;
+  }
+  EXPECT_EQ(applied, r.rewrites);
+  auto const& relu = *std::ranges::find(r.rule_stats, std::string("fuse-conv-relu"), &RuleStats::name);
+  EXPECT_GE(relu.matches, 26u);
+  EXPECT_GT(relu.match_seconds + relu.apply_seconds, 0.0);
+  auto report = format_rule_report(r.rule_stats);
+  EXPECT_NE(report.find("fuse-conv-relu"), std::string::npos) << report;
 }
 
 TEST(Optimizer, IsDeterministic) {
@@ -43,13 +78,14 @@ TEST(Optimizer, IsDeterministic) {
 TEST(Optimizer, CombiningTakesIndependentImprovementsInOneStep) {
   auto g = models::build("resnet50", {.resolution = 32});
   AutoGraphOptimizer opt;
-  AutoGraphOptimizer::Expander expand(opt);
+  auto expand = opt.expander();
   auto cost = [&](Graph<> const& h) { return opt.estimate(h); };
   auto with = backtracking_search(g, expand, cost, {.budget = 3});
   auto without = backtracking_search(g, expand, cost, {.budget = 3, .combine = false});
   // ResNet-50 has 53 conv + BatchNorm pairs: three expansions fold (nearly) all when combined
   // and make three rewrites one at a time.
-  EXPECT_GE(with.best[0].trail.counts()["fold-conv-batchnorm"], 50u);
+  auto name_of = [&](RuleId id) { return opt.engine().name(id); };
+  EXPECT_GE(with.best[0].trail.counts(name_of)["fold-conv-batchnorm"], 50u);
   EXPECT_LE(without.best[0].trail.size(), 3u);
   EXPECT_LT(with.best[0].cost, without.best[0].cost);
 }

@@ -32,6 +32,7 @@ class RuleEngine<Set, Rules<Rs...>> {
   static_assert((Rule<Rs, Set> && ...), "every rule of the list must model rules::Rule for this operator set");
 
  public:
+  using OpSet = Set;
   static constexpr std::size_t num_typed = sizeof...(Rs);
 
   RuleEngine() = default;
@@ -60,6 +61,22 @@ class RuleEngine<Set, Rules<Rs...>> {
     MatchIndex<Set> idx(g);
     std::vector<FoundMatch> out;
     for_each_match(idx, [&](std::uint32_t r, Match const& m) { out.push_back({r, m}); });
+    return out;
+  }
+  /// find_matches(g) with a hook around each rule's matching, for per-rule reports:
+  /// `around(rule, run)` must call `run()` once (the caller times or counts it). The same
+  /// matches in the same order; the index is built once, outside every hook.
+  template <class Around>
+  std::vector<FoundMatch> find_matches_each_rule(Graph<Set> const& g, Around&& around) const {
+    MatchIndex<Set> idx(g);
+    std::vector<FoundMatch> out;
+    std::uint32_t i = 0;
+    auto one = [&](auto const& rule) {
+      std::uint32_t r = i++;
+      around(r, [&] { rules::for_each_match(rule, idx, [&](Match const& m) { out.push_back({r, m}); }); });
+    };
+    (one(Rs{}), ...);
+    for (auto const& rule : runtime_) one(rule);
     return out;
   }
   /// The matches of one rule only (engine numbering).

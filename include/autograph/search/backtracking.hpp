@@ -52,11 +52,12 @@ struct SearchOutcome {
   std::string stop_reason;
 };
 
-/// `expand(graph, emit)` calls `emit(Graph&& rewritten, std::string_view rule)` once per
-/// match of every rule; `cost(graph)` is the cost policy. An expander may also provide
+/// `expand(graph, emit)` calls `emit(Graph&& rewritten, RuleId rule)` once per match of every
+/// rule; `cost(graph)` is the cost policy. An expander may also provide
 /// `combine(graph, picks, emit_many)`: `picks` are positions among the rewrites its last
-/// expansion of `graph` emitted, best first; it calls `emit_many(Graph&&, std::span<std::string
+/// expansion of `graph` emitted, best first; it calls `emit_many(Graph&&, std::span<RuleId
 /// const> rules)` with those that do not interfere applied together.
+/// @post best is sorted by cost, holds between 1 and max(top_k, 1) graphs, best[0] the answer.
 template <class Set, class Expand, class Cost>
 SearchOutcome<Set> backtracking_search(Graph<Set> const& start, Expand&& expand, Cost&& cost, BacktrackingOptions const& opt = {}) {
   auto t0 = std::chrono::steady_clock::now();
@@ -114,19 +115,19 @@ SearchOutcome<Set> backtracking_search(Graph<Set> const& start, Expand&& expand,
     };
     std::vector<std::pair<double, std::size_t>> improving;  // (cost, position among the emitted)
     std::size_t position = 0;
-    expand(current, [&](Graph<Set>&& next, std::string_view rule) {
-      double c = consider(std::move(next), current_trail.then(std::string(rule)));
+    expand(current, [&](Graph<Set>&& next, RuleId rule) {
+      double c = consider(std::move(next), current_trail.then(rule));
       if (c < current_cost) improving.emplace_back(c, position);
       ++position;
     });
-    if constexpr (requires { expand.combine(current, std::span<std::size_t const>{}, [](Graph<Set>&&, std::span<std::string const>) {}); }) {
+    if constexpr (requires { expand.combine(current, std::span<std::size_t const>{}, [](Graph<Set>&&, std::span<RuleId const>) {}); }) {
       if (opt.combine && improving.size() >= 2) {
         std::ranges::sort(improving);
         std::vector<std::size_t> picks;
         for (auto const& [c, p] : improving) picks.push_back(p);
-        expand.combine(current, std::span<std::size_t const>(picks), [&](Graph<Set>&& next, std::span<std::string const> rules) {
+        expand.combine(current, std::span<std::size_t const>(picks), [&](Graph<Set>&& next, std::span<RuleId const> rules) {
           RewriteTrail trail = current_trail;
-          for (auto const& r : rules) trail = trail.then(r);
+          for (RuleId r : rules) trail = trail.then(r);
           consider(std::move(next), std::move(trail));
         });
       }

@@ -141,8 +141,8 @@ std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOpti
     OptimizerOptions o{.relax = 1.05, .partition = false, .measure_rounds = 0, .time_limit_s = opt.time_limit_s, .progress = opt.search_progress, .combine = false};
     Optimizer<Graph<Set>, Rules, SumCost, SeqRuntime> taso(seq, o, Engine(runtime_rules));
     auto r = taso.optimize(g);
-    if (wants("taso")) record("taso", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop_reason);
-    if (wants("taso+nimble")) record("taso+nimble", r.graph, nimble.measure(r.graph), r.search_seconds, r.rewrites, r.stop_reason);
+    if (wants("taso")) record("taso", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop.describe());
+    if (wants("taso+nimble")) record("taso+nimble", r.graph, nimble.measure(r.graph), r.search_seconds, r.rewrites, r.stop.describe());
   }
   if (wants("metaflow")) {
     start("metaflow");
@@ -158,14 +158,14 @@ std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOpti
                        .combine = false};
     Optimizer<Graph<Set>, Rules, SumCost, SeqRuntime> metaflow(seq, o, Engine(runtime_rules));
     auto r = metaflow.optimize(g);
-    record("metaflow", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop_reason);
+    record("metaflow", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop.describe());
   }
   if (wants("autograph")) {
     start("autograph");
     OptimizerOptions o{.relax = 1.1, .partition = true, .time_limit_s = opt.time_limit_s, .progress = opt.search_progress};
     Optimizer<Graph<Set>, Rules, MixedCriticalPath<0.25>, NimbleRuntime> autograph(nimble, o, Engine(runtime_rules));
     auto r = autograph.optimize(g);
-    record("autograph", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop_reason);
+    record("autograph", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop.describe());
     out.back().left_out = r.left_out;
   }
   return out;

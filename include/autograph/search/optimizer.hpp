@@ -10,7 +10,14 @@
 // best so far join the queue. Rounds stop when none improves, or at the round or time limit.
 //
 //   Optimizer<Graph<>, rules::Default, MixedCriticalPath<0.25>, SimulatedRuntime<devices::H100>> opt;
-//   auto best = opt.optimize(g);   // best.graph, best.latency_ms, best.rewrites
+//   auto best = opt.optimize(g);   // best.graph, best.latency_ms, best.rewrites, best.stop.describe()
+//   std::puts(format_rule_report(best.rule_stats).c_str());
+//
+// The algorithms it is made of, each in its own header: the flow partition (partition.hpp),
+// the chunk searches on a thread pool (part_search.hpp, BSMCP), the DP over partition
+// sequences (partition_dp.hpp, MCP), plan assembly (plan_assembly.hpp), the seam search
+// (seam_search.hpp), the rewrites searches explore (expander.hpp) and the rule probes
+// (rule_probes.hpp).
 //
 // Without partitioning (`options.partition = false`) the search runs on the whole graph, as
 // TASO does; with `measure_rounds = 0` the best graph by estimated cost is returned without
@@ -27,32 +34,32 @@
 // round improves. A candidate that measures faster keeps its rules even when one of them is
 // slower alone: SqueezeNet's enlarge-conv-kernel slows a graph by itself and pays off through
 // the merges it enables.
-#include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <exception>
 #include <functional>
-#include <iterator>
 #include <limits>
 #include <map>
-#include <optional>
 #include <queue>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "autograph/cost/policy.hpp"
 #include "autograph/graph/graph.hpp"
-#include "autograph/graph/stats.hpp"
 #include "autograph/graph/structural_hash.hpp"
-#include "autograph/graph/subgraph.hpp"
-#include "autograph/search/backtracking.hpp"
-#include "autograph/search/partition.hpp"
-#include "autograph/search/partition_dp.hpp"
-#include "autograph/rules/apply_independent.hpp"
 #include "autograph/rules/engine.hpp"
 #include "autograph/rules/fold_weights.hpp"
+#include "autograph/search/backtracking.hpp"
+#include "autograph/search/expander.hpp"
+#include "autograph/search/optimizer_args.hpp"
+#include "autograph/search/part_search.hpp"
+#include "autograph/search/partition.hpp"
+#include "autograph/search/partition_dp.hpp"
+#include "autograph/search/plan_assembly.hpp"
+#include "autograph/search/rule_probes.hpp"
+#include "autograph/search/rule_stats.hpp"
+#include "autograph/search/seam_search.hpp"
+#include "autograph/search/stop_reason.hpp"
 
 namespace autograph {
 
@@ -86,17 +93,26 @@ struct OptimizeResult {
   std::size_t explored = 0;       // graphs expanded by all searches together
   std::map<std::string, std::size_t> rewrites;  // rule -> applications in `graph`
   std::vector<std::string> left_out;  // rules measured to slow the graph down, left out of later rounds
-  std::string stop_reason;
+  OptimizeStop stop;                  // why the rounds ended (stop.describe(): the sentence)
+  std::vector<RuleStats> rule_stats;  // by rule id: matches, rewrites, applications in `graph`, time (format_rule_report)
   std::string runtime_kind;
 };
 
 template <class G, class RuleSet, class CostP, class RuntimeT>
 class Optimizer {
+  static_assert(GraphOverOpSet<G>, "Optimizer's first argument must be autograph::Graph<Set> for an OpSet (it has no OpSet, or is not a Graph)");
+  static_assert(RuleListFor<RuleSet, typename G::OpSet>,
+                "Optimizer's second argument must be rules::Rules<R...> whose every R models rules::Rule for the graph's OpSet "
+                "(a name, roots<Set>(), match<Set>(), apply<Set>())");
+  static_assert(CostPolicy<CostP>, "Optimizer's third argument must model autograph::CostPolicy (SumCost, CriticalPath, MixedCriticalPath<a>)");
+  static_assert(OptimizerRuntime<RuntimeT, typename G::OpSet>,
+                "Optimizer's fourth argument must model autograph::OptimizerRuntime: measure(graph) -> ms, kind() -> string, "
+                "cost_model() -> an OpCostModel (SimulatedRuntime<Device> does)");
+
  public:
   using Set = typename G::OpSet;
-  static_assert(CostPolicy<CostP>, "the third argument must model autograph::CostPolicy (SumCost, CriticalPath, MixedCriticalPath<a>)");
-
   using Engine = rules::RuleEngine<Set, RuleSet>;
+  using Expander = RuleExpander<Engine>;
 
   /// `engine` carries the compile-time rules of RuleSet and any runtime rules (TASO's).
   explicit Optimizer(RuntimeT runtime = {}, OptimizerOptions options = {}, Engine engine = {})
@@ -107,345 +123,57 @@ class Optimizer {
   Engine const& engine() const { return engine_; }
 
   /// The rewrites searches explore: every match of every rule not left out that `allow`
-  /// accepts. It remembers the matches it emitted, so that `combine` can apply the improving
-  /// ones of the same expansion together.
-  class Expander {
-   public:
-    explicit Expander(Optimizer& o, std::function<bool(rules::FoundMatch const&)> allow = {}) : opt_(&o), allow_(std::move(allow)) {}
-    template <class Emit>
-    void operator()(Graph<Set> const& g, Emit&& emit) {
-      emitted_.clear();
-      for (auto const& f : opt_->engine_.find_matches(g)) {
-        if (opt_->left_out_[f.rule] || (allow_ && !allow_(f))) continue;
-        if (auto r = opt_->engine_.apply(g, f, search_rewrites)) {
-          emitted_.push_back(f);
-          emit(std::move(r->graph), opt_->engine_.name(f.rule));
-        }
-      }
-    }
-    /// `picks`: positions among the rewrites the last call emitted for `g`, best first.
-    /// Emits them all applied together (where they do not interfere, the better first), and,
-    /// when they come from several rules, each rule's picks together: where rewrites of two
-    /// rules overlap, the one that improves more alone is not always the one to take.
-    /// SqueezeNet: pulling two ReLUs through a Concat saves more than fusing one of them into
-    /// its convolution, and blocks fusing both.
-    template <class EmitMany>
-    void combine(Graph<Set> const& g, std::span<std::size_t const> picks, EmitMany&& emit) {
-      auto emit_together = [&](std::vector<rules::FoundMatch> const& chosen) {
-        auto r = rules::apply_rebasing(opt_->engine_, g, std::span<rules::FoundMatch const>(chosen), search_rewrites);
-        if (r.applied.size() < 2) return;  // one rewrite alone was emitted already
-        std::vector<std::string> names;
-        for (std::size_t i : r.applied) names.emplace_back(opt_->engine_.name(chosen[i].rule));
-        emit(std::move(r.graph), std::span<std::string const>(names));
-      };
-      std::vector<rules::FoundMatch> chosen;
-      std::vector<std::uint32_t> rule_order;  // each rule once, in order of its best pick
-      for (std::size_t p : picks) {
-        chosen.push_back(emitted_.at(p));
-        if (std::ranges::find(rule_order, chosen.back().rule) == rule_order.end()) rule_order.push_back(chosen.back().rule);
-      }
-      emit_together(chosen);
-      if (rule_order.size() < 2) return;
-      for (std::uint32_t rule : rule_order) {
-        std::vector<rules::FoundMatch> same;
-        std::ranges::copy_if(chosen, std::back_inserter(same), [&](rules::FoundMatch const& f) { return f.rule == rule; });
-        emit_together(same);
-      }
-    }
-
-   private:
-    Optimizer* opt_;
-    std::function<bool(rules::FoundMatch const&)> allow_;
-    std::vector<rules::FoundMatch> emitted_;
-  };
-
-  /// Calls emit(rewritten graph, rule name) once per applicable match of every rule.
-  template <class Emit>
-  void for_each_rewrite(Graph<Set> const& g, Emit&& emit) {
-    Expander{*this}(g, emit);
-  }
+  /// accepts (empty: all), applied as searches apply them (weight transforms kept as nodes).
+  Expander expander(std::function<bool(rules::FoundMatch const&)> allow = {}, RuleStatsRecorder* stats = nullptr) const;
   /// How many rule mappings pass through each node: the partition's node capacity.
-  std::vector<std::size_t> mappings_per_node(Graph<Set> const& g) const {
-    std::vector<std::size_t> count(g.id_bound(), 0);
-    for (auto const& f : engine_.find_matches(g))
-      for (NodeId n : f.match.nodes) ++count[n];
-    return count;
-  }
-
-  /// The policy's estimated cost of `g` (µs) under the runtime's cost model.
-  double estimate(Graph<Set> const& g) const { return graph_cost(CostP{}, g, runtime_.cost_model()); }
-
-  OptimizeResult<Set> optimize(Graph<Set> const& input) {
-    auto t0 = std::chrono::steady_clock::now();
-    auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-    OptimizeResult<Set> r;
-    r.runtime_kind = runtime_.kind();
-    left_out_.assign(engine_.size(), 0);
-
-    struct Entry {
-      Graph<Set> graph;
-      double latency;
-      RewriteTrail trail;
-    };
-    auto slower = [](Entry const& a, Entry const& b) { return a.latency > b.latency; };
-    std::priority_queue<Entry, std::vector<Entry>, decltype(slower)> queue(slower);
-    std::unordered_map<std::uint64_t, double> measured;  // hash -> latency of every graph measured
-
-    Entry best{input, runtime_.measure(input), {}};
-    r.initial_latency_ms = best.latency;
-    measured.emplace(structural_hash(input), best.latency);
-    queue.push(best);
-
-    std::size_t rounds = options_.measure_rounds == 0 ? 1 : options_.measure_rounds;
-    r.stop_reason = "round limit of " + std::to_string(rounds) + " reached";
-    for (std::size_t round = 0; round < rounds; ++round) {
-      if (queue.empty()) {
-        r.stop_reason = "no improved graph left to explore after round " + std::to_string(round);
-        break;
-      }
-      if (elapsed() > options_.time_limit_s) {
-        r.stop_reason = "time limit of " + std::to_string(options_.time_limit_s) + " s reached";
-        break;
-      }
-      Entry cur = queue.top();
-      queue.pop();
-      ++r.rounds;
-      auto cands = candidates(cur.graph, r.explored, t0);
-      if (options_.measure_rounds == 0) {  // estimate only: the best candidate by the policy
-        if (!cands.empty()) best = Entry{cands[0].graph, runtime_.measure(cands[0].graph), cur.trail.then(cands[0].trail)};
-        r.measured += cands.empty() ? 0 : 1;
-        r.stop_reason = "estimated cost only (no measured rounds)";
-        break;
-      }
-      bool improved = false;
-      std::size_t taken = 0;
-      double round_best = std::numeric_limits<double>::infinity();
-      double first_latency = std::numeric_limits<double>::quiet_NaN();  // of cands[0]
-      for (auto& c : cands) {
-        if (taken == options_.top_k) break;
-        auto [seen, fresh] = measured.emplace(structural_hash(c.graph), 0.0);
-        if (fresh) {
-          ++taken;
-          double lat = seen->second = runtime_.measure(c.graph);
-          ++r.measured;
-          round_best = std::min(round_best, lat);
-          if (lat < best.latency) {
-            best = Entry{c.graph, lat, cur.trail.then(c.trail)};
-            queue.push(best);
-            improved = true;
-          }
-        }
-        if (&c == &cands.front()) first_latency = seen->second;
-      }
-      // Each rule of the best candidate, applied alone wherever it matches, is a candidate too;
-      // when that candidate measured slower than its parent, the rules slower alone are left out.
-      std::vector<std::string> slower;
-      if (options_.attribute_rules && !cands.empty()) {
-        bool disagree = !(first_latency < cur.latency);
-        for (auto& p : probe_rules(cur.graph, cands[0].trail)) {
-          ++r.measured;
-          round_best = std::min(round_best, p.latency);
-          if (disagree && p.latency > cur.latency * (1 + 1e-3) && !p.trail.counts().empty()) slower.push_back(p.rule);
-
-          if (p.latency < best.latency && measured.emplace(structural_hash(p.graph), p.latency).second) {
-            best = Entry{std::move(p.graph), p.latency, cur.trail.then(p.trail)};
-            queue.push(best);
-            improved = true;
-          }
-        }
-      }
-      if (options_.progress && elapsed() > 1.0)
-        std::fprintf(stderr, "[autograph] round %zu: %zu candidates (estimates %.1f..%.1f, this graph %.1f), %zu measured (fastest %.4f ms), best %.4f ms (%.1f s)\n",
-                     round + 1, cands.size(), cands.empty() ? 0.0 : cands.front().cost, cands.empty() ? 0.0 : cands.back().cost,
-                     estimate(cur.graph), taken, round_best, best.latency, elapsed());
-      // Rules that alone make the graph slower are left out from here on: later rounds would
-      // spend their search on them and measure them slower again.
-      for (auto const& name : slower) {
-        for (std::size_t i = 0; i < engine_.size(); ++i)
-          if (engine_.name(i) == name) left_out_[i] = 1;
-        if (options_.progress) std::fprintf(stderr, "[autograph]   leaving out %s: on its own it makes the graph slower\n", name.c_str());
-      }
-      r.left_out.insert(r.left_out.end(), slower.begin(), slower.end());
-      if (!improved && !slower.empty()) {  // search the same graph again without them
-        queue.push(cur);
-        continue;
-      }
-      if (!improved) {
-        r.stop_reason = "no measured improvement in round " + std::to_string(round + 1);
-        break;
-      }
-    }
-    r.graph = std::move(best.graph);
-    rules::fold_weight_transforms(r.graph, &folds_);  // searches left weight transforms unfolded
-    r.latency_ms = best.latency;
-    r.estimated_cost = estimate(r.graph);
-    r.rewrites = best.trail.counts();
-    r.search_seconds = elapsed();
-    return r;
-  }
+  std::vector<std::size_t> mappings_per_node(Graph<Set> const& g) const;
+  /// The policy's estimated cost of `g` (µs) under the runtime's cost model (Eq. 1 for MixedCriticalPath).
+  double estimate(Graph<Set> const& g) const;
+  /// AutoGraph's Algorithm 1: measured rounds over the candidates of the partitioned search.
+  OptimizeResult<Set> optimize(Graph<Set> const& input);
 
  private:
-  /// One rule applied on its own wherever it matches in a graph (independent matches
-  /// together, repeated while it matches), measured.
-  struct Probe {
-    std::string rule;
+  using Clock = std::chrono::steady_clock;
+  static double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+  /// A measured graph and the rewrites that made it from the input.
+  struct Entry {
     Graph<Set> graph;
+    double latency;
     RewriteTrail trail;
-    double latency = 0;
   };
-  /// A probe for each rule of `trail` not left out.
-  std::vector<Probe> probe_rules(Graph<Set> const& g, RewriteTrail const& trail) {
-    std::vector<Probe> probes;
-    for (auto const& [name, count] : trail.counts()) {
-      Probe p{name, g, {}, 0.0};
-      // Passes stop when the graph comes back to one already seen: a commutative rule
-      // (commute-add) undoes itself every second pass.
-      std::vector<Graph<Set>> seen{g};
-      for (int pass = 0; pass < 8; ++pass) {
-        std::vector<rules::FoundMatch> ms;
-        for (std::uint32_t i = 0; i < engine_.size(); ++i)
-          if (!left_out_[i] && engine_.name(i) == name) std::ranges::move(engine_.find_matches(p.graph, i), std::back_inserter(ms));
-        auto res = rules::apply_independent(engine_, p.graph, std::span<rules::FoundMatch const>(ms), search_rewrites);
-        if (res.applied.empty() ||
-            std::ranges::any_of(seen, [&](Graph<Set> const& h) { return structurally_equal(h, res.graph); }))
-          break;
-        p.graph = std::move(res.graph);
-        seen.push_back(p.graph);
-        for (std::size_t i = 0; i < res.applied.size(); ++i) p.trail = p.trail.then(name);
-      }
-      if (p.trail.size() == 0) continue;
-      p.latency = runtime_.measure(p.graph);
-      probes.push_back(std::move(p));
+  struct Slower {
+    bool operator()(Entry const& a, Entry const& b) const { return a.latency > b.latency; }
+  };
+  /// Algorithm 1's state: the queue of measured graphs that improved, fastest first, every
+  /// latency measured (by structural hash), and the best graph so far.
+  struct Measured {
+    std::priority_queue<Entry, std::vector<Entry>, Slower> queue;
+    std::unordered_map<std::uint64_t, double> latency;
+    Entry best;
+    /// Keeps `e` as the best (and queues it) when it is faster than the best so far.
+    bool offer(Entry e) {
+      if (!(e.latency < best.latency)) return false;
+      best = std::move(e);
+      queue.push(best);
+      return true;
     }
-    return probes;
-  }
+  };
+  /// What measuring one round's candidates found.
+  struct RoundMeasure {
+    bool improved = false;
+    std::size_t taken = 0;  // candidates measured
+    double fastest = std::numeric_limits<double>::infinity();
+    double first_latency = std::numeric_limits<double>::quiet_NaN();  // of the best-estimated candidate
+  };
 
-  /// Candidate graphs for one round, cheapest estimate first.
-  std::vector<Candidate<Set>> candidates(Graph<Set> const& g, std::size_t& explored, std::chrono::steady_clock::time_point t0) {
-    auto cost = [this](Graph<Set> const& h) { return estimate(h); };
-    Expander expand(*this);
-    double left = options_.time_limit_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    BacktrackingOptions whole{
-        .relax = options_.relax, .budget = options_.whole_budget, .top_k = options_.top_k, .time_limit_s = left, .combine = options_.combine};
-    if (!options_.partition) {
-      auto out = backtracking_search(g, expand, cost, whole);
-      explored += out.expanded;
-      return std::move(out.best);
-    }
-
-    auto mappings = mappings_per_node(g);
-    auto part = partition(g, [&](NodeId id) { return mappings[id]; }, options_.partition_sizes);
-    // BSMCP per chunk: the top-k graphs of the chunk's own search, kept for stitching.
-    struct ChunkResult {
-      Subgraph<Set> sub;
-      std::vector<Candidate<Set>> best;
-    };
-    std::map<std::vector<std::size_t>, ChunkResult> chunks;
-    BacktrackingOptions per_chunk{.relax = options_.relax,
-                                  .budget = options_.chunk_budget,
-                                  .top_k = std::max<std::size_t>(2, options_.top_k / 4),
-                                  .time_limit_s = left,
-                                  .combine = options_.combine};
-    auto search_chunk = [&](std::vector<std::size_t> const& parts, std::size_t& expanded) {
-      std::vector<NodeId> nodes;
-      for (auto p : parts) nodes.insert(nodes.end(), part.parts[p].begin(), part.parts[p].end());
-      auto sub = extract(g, nodes);
-      Expander chunk_expand(*this);  // one per search: it remembers its last expansion
-      auto out = backtracking_search(sub.graph, chunk_expand, cost, per_chunk);
-      expanded += out.expanded;
-      return ChunkResult{std::move(sub), std::move(out.best)};
-    };
-    // Every plan takes each part, alone or grown into a larger chunk; the single parts are
-    // searched up front on all cores (their searches share nothing but the thread-safe cost
-    // memo), the DP's larger chunks on demand.
-    {
-      std::size_t n = part.parts.size();
-      std::vector<std::optional<ChunkResult>> singles(n);
-      std::vector<std::size_t> expanded(n, 0);
-      std::vector<std::exception_ptr> failed(n);
-      std::atomic<std::size_t> next{0};
-      auto worker = [&] {
-        for (std::size_t i; (i = next++) < n;) {
-          try {
-            singles[i] = search_chunk({i}, expanded[i]);
-          } catch (...) {
-            failed[i] = std::current_exception();
-          }
-        }
-      };
-      std::size_t threads = std::min<std::size_t>(n, options_.threads ? options_.threads : std::max(1u, std::thread::hardware_concurrency()));
-      {
-        std::vector<std::jthread> pool;
-        for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-        worker();
-      }
-      for (std::size_t i = 0; i < n; ++i) {
-        if (failed[i]) std::rethrow_exception(failed[i]);
-        explored += expanded[i];
-        chunks.emplace(std::vector<std::size_t>{i}, std::move(*singles[i]));
-      }
-    }
-    auto chunk_cost = [&](std::vector<std::size_t> const& parts) {
-      auto it = chunks.find(parts);
-      if (it == chunks.end()) it = chunks.emplace(parts, search_chunk(parts, explored)).first;
-      return it->second.best[0].cost;
-    };
-    auto plan = partition_dp(part, chunk_cost, options_.dp);
-    if (options_.progress && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > 1.0)
-      std::fprintf(stderr, "[autograph]   %zu parts, DP %zu states%s, %zu chunks searched, %zu chunks chosen, %.1f s\n", part.parts.size(),
-                   plan.states, plan.fell_back ? " (state limit: single parts from there)" : "", plan.chunk_searches, plan.chunks.size(),
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-
-    // Stitch in reverse order: a later chunk's placeholders name values of earlier chunks,
-    // which must still exist when it is stitched.
-    // `owner[id]`: the chunk whose stitched graph node `id` came from (when given).
-    constexpr std::size_t no_chunk = Partition::npos;
-    auto assemble = [&](std::size_t alt_chunk, std::size_t alt_rank, std::vector<std::size_t>* owner = nullptr) {
-      Graph<Set> out = g;
-      if (owner) owner->assign(g.id_bound(), no_chunk);
-      RewriteTrail trail;
-      for (std::size_t c = plan.chunks.size(); c-- > 0;) {
-        auto const& cr = chunks.at(plan.chunks[c]);
-        std::size_t rank = c == alt_chunk ? alt_rank : 0;
-        stitch(out, cr.sub, cr.best[rank].graph, /*cleanup=*/false);
-        if (owner) owner->resize(out.id_bound(), c);
-        trail = trail.then(cr.best[rank].trail);
-      }
-      out.remove_dead();
-      return Candidate<Set>{std::move(out), 0.0, std::move(trail)};
-    };
-    std::vector<Candidate<Set>> result;
-    std::vector<std::size_t> owner;
-    auto best = assemble(plan.chunks.size(), 0, &owner);
-    // Rewrites across seams (MetaFlow): a short search on the stitched graph over the matches
-    // that span two chunks or use what the seam search itself built. A match inside one chunk
-    // was that chunk's search's to take.
-    Expander seam_expand(*this, [&](rules::FoundMatch const& f) {
-      std::size_t first = no_chunk;
-      for (NodeId n : f.match.nodes) {
-        if (n >= owner.size()) return true;  // built by the seam search
-        std::size_t o = owner[n];
-        if (o == no_chunk) continue;         // an input or weight of the whole graph
-        if (first == no_chunk) first = o;
-        else if (o != first) return true;
-      }
-      return false;
-    });
-    BacktrackingOptions seams{.relax = 1.0, .budget = options_.seam_budget, .top_k = 1, .time_limit_s = left, .combine = options_.combine};
-    auto seam = backtracking_search(best.graph, seam_expand, cost, seams);
-    explored += seam.expanded;
-    best = Candidate<Set>{std::move(seam.best[0].graph), seam.best[0].cost, best.trail.then(seam.best[0].trail)};
-    result.push_back(std::move(best));
-    // Alternatives: the best plan with one chunk's runner-up in place of its best.
-    for (std::size_t c = 0; c < plan.chunks.size() && result.size() < options_.top_k; ++c)
-      for (std::size_t k = 1; k < chunks.at(plan.chunks[c]).best.size() && result.size() < options_.top_k; ++k) {
-        auto alt = assemble(c, k);
-        alt.cost = estimate(alt.graph);
-        result.push_back(std::move(alt));
-      }
-    std::stable_sort(result.begin() + 1, result.end(), [](auto const& a, auto const& b) { return a.cost < b.cost; });
-    return result;
-  }
+  std::vector<Candidate<Set>> candidates(Graph<Set> const& g, std::size_t& explored, Clock::time_point t0, RuleStatsRecorder& stats);
+  std::vector<Candidate<Set>> partitioned_candidates(Graph<Set> const& g, std::size_t& explored, Clock::time_point t0, RuleStatsRecorder& stats);
+  RoundMeasure measure_top_k(Entry const& cur, std::vector<Candidate<Set>> const& cands, Measured& m, std::size_t& measured);
+  std::vector<RuleProbe<Set>> attribute_rules(Entry const& cur, std::vector<Candidate<Set>> const& cands, RoundMeasure& round, Measured& m,
+                                              std::size_t& measured, RuleStatsRecorder& stats);
+  void leave_out(std::vector<RuleProbe<Set>> const& slower, OptimizeResult<Set>& r);
+  void finish(OptimizeResult<Set>& r, Entry best, RuleStatsRecorder& stats);
 
   RuntimeT runtime_;
   OptimizerOptions options_;
@@ -457,5 +185,222 @@ class Optimizer {
   rules::FoldCache folds_;
   std::vector<char> left_out_ = std::vector<char>(engine_.size(), 0);  // rules measured to slow the graph down
 };
+
+// Members are defined out of the class: an `extern template class Optimizer<...>` then keeps
+// every translation unit but the one that instantiates it from compiling them again.
+
+template <class G, class RuleSet, class CostP, class RuntimeT>
+auto Optimizer<G, RuleSet, CostP, RuntimeT>::expander(std::function<bool(rules::FoundMatch const&)> allow, RuleStatsRecorder* stats) const
+    -> Expander {
+  return Expander(engine_, ExpanderOptions{.left_out = left_out_, .rewrite = search_rewrites, .allow = std::move(allow), .stats = stats});
+}
+
+template <class G, class RuleSet, class CostP, class RuntimeT>
+std::vector<std::size_t> Optimizer<G, RuleSet, CostP, RuntimeT>::mappings_per_node(Graph<Set> const& g) const {
+  std::vector<std::size_t> count(g.id_bound(), 0);
+  for (auto const& f : engine_.find_matches(g))
+    for (NodeId n : f.match.nodes) ++count[n];
+  return count;
+}
+
+template <class G, class RuleSet, class CostP, class RuntimeT>
+double Optimizer<G, RuleSet, CostP, RuntimeT>::estimate(Graph<Set> const& g) const {
+  return graph_cost(CostP{}, g, runtime_.cost_model());
+}
+
+template <class G, class RuleSet, class CostP, class RuntimeT>
+auto Optimizer<G, RuleSet, CostP, RuntimeT>::optimize(Graph<Set> const& input) -> OptimizeResult<Set> {
+  auto t0 = Clock::now();
+  OptimizeResult<Set> r;
+  r.runtime_kind = runtime_.kind();
+  left_out_.assign(engine_.size(), 0);
+  RuleStatsRecorder stats(engine_.size());
+  Measured m{{}, {}, Entry{input, runtime_.measure(input), {}}};
+  r.initial_latency_ms = m.best.latency;
+  m.latency.emplace(structural_hash(input), m.best.latency);
+  m.queue.push(m.best);
+
+  std::size_t rounds = options_.measure_rounds == 0 ? 1 : options_.measure_rounds;
+  r.stop = {StopReason::round_limit, rounds, 0};
+  for (std::size_t round = 0; round < rounds; ++round) {
+    if (m.queue.empty()) {
+      r.stop = {StopReason::queue_empty, round, 0};
+      break;
+    }
+    if (seconds_since(t0) > options_.time_limit_s) {
+      r.stop = {StopReason::time_limit, round, options_.time_limit_s};
+      break;
+    }
+    Entry cur = m.queue.top();
+    m.queue.pop();
+    ++r.rounds;
+    auto cands = candidates(cur.graph, r.explored, t0, stats);
+    if (options_.measure_rounds == 0) {  // estimate only: the best candidate by the policy
+      if (!cands.empty()) m.best = Entry{cands[0].graph, runtime_.measure(cands[0].graph), cur.trail.then(cands[0].trail)};
+      r.measured += cands.empty() ? 0 : 1;
+      r.stop = {StopReason::estimate_only, round + 1, 0};
+      break;
+    }
+    auto measure = measure_top_k(cur, cands, m, r.measured);
+    auto slower = attribute_rules(cur, cands, measure, m, r.measured, stats);
+    if (options_.progress && seconds_since(t0) > 1.0)
+      std::fprintf(stderr, "[autograph] round %zu: %zu candidates (estimates %.1f..%.1f, this graph %.1f), %zu measured (fastest %.4f ms), best %.4f ms (%.1f s)\n",
+                   round + 1, cands.size(), cands.empty() ? 0.0 : cands.front().cost, cands.empty() ? 0.0 : cands.back().cost,
+                   estimate(cur.graph), measure.taken, measure.fastest, m.best.latency, seconds_since(t0));
+    leave_out(slower, r);
+    if (!measure.improved && !slower.empty()) {  // search the same graph again without them
+      m.queue.push(cur);
+      continue;
+    }
+    if (!measure.improved) {
+      r.stop = {StopReason::no_improvement, round + 1, 0};
+      break;
+    }
+  }
+  finish(r, std::move(m.best), stats);
+  r.search_seconds = seconds_since(t0);
+  return r;
+}
+
+/// The top-k candidates not measured before, measured; the faster than the best join the queue.
+template <class G, class RuleSet, class CostP, class RuntimeT>
+auto Optimizer<G, RuleSet, CostP, RuntimeT>::measure_top_k(Entry const& cur, std::vector<Candidate<Set>> const& cands, Measured& m,
+                                                           std::size_t& measured) -> RoundMeasure {
+  RoundMeasure round;
+  for (auto const& c : cands) {
+    if (round.taken == options_.top_k) break;
+    auto [seen, fresh] = m.latency.emplace(structural_hash(c.graph), 0.0);
+    if (fresh) {
+      ++round.taken;
+      double lat = seen->second = runtime_.measure(c.graph);
+      ++measured;
+      round.fastest = std::min(round.fastest, lat);
+      if (m.offer(Entry{c.graph, lat, cur.trail.then(c.trail)})) round.improved = true;
+    }
+    if (&c == &cands.front()) round.first_latency = seen->second;
+  }
+  return round;
+}
+
+/// Each rule of the best-estimated candidate, applied alone wherever it matches, is a
+/// candidate too (rule_probes.hpp); when that candidate measured slower than its parent, the
+/// rules slower alone are returned, to be left out.
+template <class G, class RuleSet, class CostP, class RuntimeT>
+auto Optimizer<G, RuleSet, CostP, RuntimeT>::attribute_rules(Entry const& cur, std::vector<Candidate<Set>> const& cands, RoundMeasure& round,
+                                                             Measured& m, std::size_t& measured, RuleStatsRecorder& stats)
+    -> std::vector<RuleProbe<Set>> {
+  std::vector<RuleProbe<Set>> slower;
+  if (!options_.attribute_rules || cands.empty()) return slower;
+  bool disagree = !(round.first_latency < cur.latency);
+  auto probes = probe_rules(engine_, cur.graph, cands[0].trail, [this](Graph<Set> const& h) { return runtime_.measure(h); },
+                            RuleProbeOptions{.left_out = left_out_, .rewrite = search_rewrites, .stats = &stats});
+  for (auto& p : probes) {
+    ++measured;
+    round.fastest = std::min(round.fastest, p.latency);
+    bool slows = disagree && p.latency > cur.latency * (1 + 1e-3);
+    if (p.latency < m.best.latency && m.latency.emplace(structural_hash(p.graph), p.latency).second)
+      round.improved |= m.offer(Entry{p.graph, p.latency, cur.trail.then(p.trail)});  // a copy-on-write copy
+    if (slows) slower.push_back(std::move(p));
+  }
+  return slower;
+}
+
+/// Rules that alone make the graph slower are left out from here on: later rounds would spend
+/// their search on them and measure them slower again.
+template <class G, class RuleSet, class CostP, class RuntimeT>
+void Optimizer<G, RuleSet, CostP, RuntimeT>::leave_out(std::vector<RuleProbe<Set>> const& slower, OptimizeResult<Set>& r) {
+  for (auto const& p : slower) {
+    for (RuleId i : p.ids) left_out_[i] = 1;
+    if (options_.progress) std::fprintf(stderr, "[autograph]   leaving out %s: on its own it makes the graph slower\n", p.rule.c_str());
+    r.left_out.push_back(p.rule);
+  }
+}
+
+/// The best graph, its weight transforms folded (searches left them unfolded), its rewrites
+/// and the per-rule report, with names resolved.
+template <class G, class RuleSet, class CostP, class RuntimeT>
+void Optimizer<G, RuleSet, CostP, RuntimeT>::finish(OptimizeResult<Set>& r, Entry best, RuleStatsRecorder& stats) {
+  r.graph = std::move(best.graph);
+  rules::fold_weight_transforms(r.graph, &folds_);
+  r.latency_ms = best.latency;
+  r.estimated_cost = estimate(r.graph);
+  auto name_of = [this](RuleId id) { return engine_.name(id); };
+  r.rewrites = best.trail.counts(name_of);
+  r.rule_stats = stats.take();
+  for (RuleId i = 0; i < r.rule_stats.size(); ++i) r.rule_stats[i].name = name_of(i);
+  for (auto const& [id, n] : best.trail.id_counts()) r.rule_stats.at(id).applications = n;
+}
+
+/// Candidate graphs for one round, cheapest estimate first: TASO's search on the whole graph,
+/// or AutoGraph's partitioned one.
+template <class G, class RuleSet, class CostP, class RuntimeT>
+auto Optimizer<G, RuleSet, CostP, RuntimeT>::candidates(Graph<Set> const& g, std::size_t& explored, Clock::time_point t0, RuleStatsRecorder& stats)
+    -> std::vector<Candidate<Set>> {
+  double left = options_.time_limit_s - seconds_since(t0);
+  if (options_.partition) return partitioned_candidates(g, explored, t0, stats);
+  auto expand = expander({}, &stats);
+  auto out = backtracking_search(g, expand, [this](Graph<Set> const& h) { return estimate(h); },
+                                 BacktrackingOptions{.relax = options_.relax,
+                                                     .budget = options_.whole_budget,
+                                                     .top_k = options_.top_k,
+                                                     .time_limit_s = left,
+                                                     .combine = options_.combine});
+  explored += out.expanded;
+  return std::move(out.best);
+}
+
+/// AutoGraph §4.3: flow partition, every part's search (BSMCP) on all cores, the DP over
+/// partition sequences (MCP) searching its larger chunks on demand, the chosen plan assembled
+/// and searched across its seams, then the plan's alternatives (one chunk's runner-up each).
+/// @post the first candidate is the plan after the seam search; the rest sorted by cost.
+template <class G, class RuleSet, class CostP, class RuntimeT>
+auto Optimizer<G, RuleSet, CostP, RuntimeT>::partitioned_candidates(Graph<Set> const& g, std::size_t& explored, Clock::time_point t0, RuleStatsRecorder& stats)
+    -> std::vector<Candidate<Set>> {
+  double left = options_.time_limit_s - seconds_since(t0);
+  auto cost = [this](Graph<Set> const& h) { return estimate(h); };
+  auto make_expander = [&] { return expander({}, &stats); };
+  auto mappings = mappings_per_node(g);
+  auto part = partition(g, [&](NodeId id) { return mappings[id]; }, options_.partition_sizes);
+  BacktrackingOptions per_chunk{.relax = options_.relax,
+                                .budget = options_.chunk_budget,
+                                .top_k = std::max<std::size_t>(2, options_.top_k / 4),
+                                .time_limit_s = left,
+                                .combine = options_.combine};
+  // BSMCP per chunk (its top-k graphs, kept for stitching), memoized by the chunk's parts.
+  std::map<std::vector<std::size_t>, ChunkSearch<Set>> chunks;
+  auto singles = search_parts_in_parallel(g, part, make_expander, cost, PartSearchOptions{.search = per_chunk, .threads = options_.threads});
+  for (std::size_t i = 0; i < singles.size(); ++i) {
+    explored += singles[i].expanded;
+    chunks.emplace(std::vector<std::size_t>{i}, std::move(singles[i]));
+  }
+  auto chunk_cost = [&](std::vector<std::size_t> const& parts) {
+    auto it = chunks.find(parts);
+    if (it == chunks.end()) {
+      auto searched = search_chunk(g, part, std::span<std::size_t const>(parts), make_expander, cost, per_chunk);
+      explored += searched.expanded;
+      it = chunks.emplace(parts, std::move(searched)).first;
+    }
+    return it->second.best[0].cost;
+  };
+  auto plan = partition_dp(part, chunk_cost, options_.dp);
+  if (options_.progress && seconds_since(t0) > 1.0)
+    std::fprintf(stderr, "[autograph]   %zu parts, DP %zu states%s, %zu chunks searched, %zu chunks chosen, %.1f s\n", part.parts.size(),
+                 plan.states, plan.fell_back ? " (state limit: single parts from there)" : "", plan.chunk_searches, plan.chunks.size(),
+                 seconds_since(t0));
+  std::vector<ChunkSearch<Set> const*> chosen;
+  for (auto const& c : plan.chunks) chosen.push_back(&chunks.at(c));
+  std::span<ChunkSearch<Set> const* const> plan_chunks(chosen);
+
+  std::vector<std::size_t> owner;
+  auto stitched = assemble_plan(g, plan_chunks, {}, &owner);
+  auto seams = search_seams(stitched, owner, [&](auto allow) { return expander(std::move(allow), &stats); }, cost,
+                            BacktrackingOptions{.relax = 1.0, .budget = options_.seam_budget, .top_k = 1, .time_limit_s = left, .combine = options_.combine});
+  explored += seams.expanded;
+  std::vector<Candidate<Set>> result;
+  result.push_back(std::move(seams.best));
+  for (auto& alt : plan_alternatives(g, plan_chunks, cost, options_.top_k > 0 ? options_.top_k - 1 : 0)) result.push_back(std::move(alt));
+  std::stable_sort(result.begin() + 1, result.end(), [](auto const& a, auto const& b) { return a.cost < b.cost; });
+  return result;
+}
 
 }  // namespace autograph

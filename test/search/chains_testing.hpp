@@ -1,0 +1,52 @@
+#pragma once
+// Toy inputs for the search's algorithms: independent relu chains, each its own part, and a
+// rule (id 0) that collapses relu(relu(x)) to relu(x). Cost: the number of operators.
+#include <autograph/graph/builder.hpp>
+#include <autograph/graph/stats.hpp>
+#include <autograph/search/partition.hpp>
+#include <autograph/search/rewrite_trail.hpp>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+namespace autograph::toy {
+
+struct CollapseRelus {
+  void operator()(Graph<> const& g, auto&& emit) const {
+    for (NodeId id : g.node_ids()) {
+      if (!g[id].is<Relu>() || !g[g[id].inputs[0].node].is<Relu>()) continue;
+      Graph<> next = g;
+      next.replace_uses(Value{id}, g[id].inputs[0]);
+      next.remove_dead();
+      emit(std::move(next), RuleId{0});
+    }
+  }
+};
+inline double ops(Graph<> const& g) { return static_cast<double>(graph_stats(g).operators); }
+
+struct Chains {
+  Graph<> graph;
+  Partition part;  // part i: chain i's relus
+};
+/// Independent relu chains of the given lengths.
+inline Chains relu_chains(std::initializer_list<int> lengths) {
+  GraphBuilder b;
+  std::vector<Value> outs;
+  std::vector<std::vector<NodeId>> parts;
+  for (int n : lengths) {
+    Value v = b.input("x" + std::to_string(parts.size()), {4});
+    parts.emplace_back();
+    for (int i = 0; i < n; ++i) {
+      v = b.relu(v);
+      parts.back().push_back(v.node);
+    }
+    outs.push_back(v);
+  }
+  Chains c{std::move(b).build(outs), {}};
+  c.part.parts = parts;
+  c.part.succ.assign(parts.size(), {});
+  return c;
+}
+
+}  // namespace autograph::toy
