@@ -37,8 +37,11 @@ TEST(PlanAssembly, StitchesEveryChunksBestAndNamesTheirOwners) {
   ASSERT_EQ(owner.size(), whole.graph.id_bound());
   std::vector<std::size_t> relus_of(2, 0);
   for (NodeId id : whole.graph.node_ids()) {
-    if (whole.graph[id].is<Input>()) EXPECT_EQ(owner[id], PlanChoice::none);
-    if (whole.graph[id].is<Relu>()) ++relus_of.at(owner[id]);
+    if (whole.graph[id].is<Input>()) {
+      EXPECT_EQ(owner[id], PlanChoice::none);
+    } else if (whole.graph[id].is<Relu>()) {
+      ++relus_of.at(owner[id]);
+    }
   }
   EXPECT_EQ(relus_of, (std::vector<std::size_t>{1, 1}));
 }

@@ -148,6 +148,10 @@ class Optimizer {
   /// Algorithm 1's state: the queue of measured graphs that improved, fastest first, every
   /// latency measured (by structural hash), and the best graph so far.
   struct Measured {
+    explicit Measured(Entry start) : best(std::move(start)) {
+      latency.emplace(structural_hash(best.graph), best.latency);
+      queue.push(best);
+    }
     std::priority_queue<Entry, std::vector<Entry>, Slower> queue;
     std::unordered_map<std::uint64_t, double> latency;
     Entry best;
@@ -173,6 +177,8 @@ class Optimizer {
   std::vector<RuleProbe<Set>> attribute_rules(Entry const& cur, std::vector<Candidate<Set>> const& cands, RoundMeasure& round, Measured& m,
                                               std::size_t& measured, RuleStatsRecorder& stats);
   void leave_out(std::vector<RuleProbe<Set>> const& slower, OptimizeResult<Set>& r);
+  void print_round(std::size_t round, std::vector<Candidate<Set>> const& cands, Entry const& cur, RoundMeasure const& measure, Measured const& m,
+                   Clock::time_point t0) const;
   void finish(OptimizeResult<Set>& r, Entry best, RuleStatsRecorder& stats);
 
   RuntimeT runtime_;
@@ -215,11 +221,8 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::optimize(Graph<Set> const& input) -
   r.runtime_kind = runtime_.kind();
   left_out_.assign(engine_.size(), 0);
   RuleStatsRecorder stats(engine_.size());
-  Measured m{{}, {}, Entry{input, runtime_.measure(input), {}}};
+  Measured m(Entry{input, runtime_.measure(input), {}});
   r.initial_latency_ms = m.best.latency;
-  m.latency.emplace(structural_hash(input), m.best.latency);
-  m.queue.push(m.best);
-
   std::size_t rounds = options_.measure_rounds == 0 ? 1 : options_.measure_rounds;
   r.stop = {StopReason::round_limit, rounds, 0};
   for (std::size_t round = 0; round < rounds; ++round) {
@@ -231,22 +234,19 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::optimize(Graph<Set> const& input) -
       r.stop = {StopReason::time_limit, round, options_.time_limit_s};
       break;
     }
-    Entry cur = m.queue.top();
+    Entry cur = m.queue.top();  // the fastest graph not yet explored
     m.queue.pop();
     ++r.rounds;
-    auto cands = candidates(cur.graph, r.explored, t0, stats);
+    auto cands = candidates(cur.graph, r.explored, t0, stats);  // partition, DP, stitch, seams: cheapest estimate first
     if (options_.measure_rounds == 0) {  // estimate only: the best candidate by the policy
       if (!cands.empty()) m.best = Entry{cands[0].graph, runtime_.measure(cands[0].graph), cur.trail.then(cands[0].trail)};
       r.measured += cands.empty() ? 0 : 1;
       r.stop = {StopReason::estimate_only, round + 1, 0};
       break;
     }
-    auto measure = measure_top_k(cur, cands, m, r.measured);
+    auto measure = measure_top_k(cur, cands, m, r.measured);  // the faster than the best join the queue
     auto slower = attribute_rules(cur, cands, measure, m, r.measured, stats);
-    if (options_.progress && seconds_since(t0) > 1.0)
-      std::fprintf(stderr, "[autograph] round %zu: %zu candidates (estimates %.1f..%.1f, this graph %.1f), %zu measured (fastest %.4f ms), best %.4f ms (%.1f s)\n",
-                   round + 1, cands.size(), cands.empty() ? 0.0 : cands.front().cost, cands.empty() ? 0.0 : cands.back().cost,
-                   estimate(cur.graph), measure.taken, measure.fastest, m.best.latency, seconds_since(t0));
+    print_round(round, cands, cur, measure, m, t0);
     leave_out(slower, r);
     if (!measure.improved && !slower.empty()) {  // search the same graph again without them
       m.queue.push(cur);
@@ -303,6 +303,15 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::attribute_rules(Entry const& cur, s
     if (slows) slower.push_back(std::move(p));
   }
   return slower;
+}
+
+template <class G, class RuleSet, class CostP, class RuntimeT>
+void Optimizer<G, RuleSet, CostP, RuntimeT>::print_round(std::size_t round, std::vector<Candidate<Set>> const& cands, Entry const& cur,
+                                                         RoundMeasure const& measure, Measured const& m, Clock::time_point t0) const {
+  if (!options_.progress || !(seconds_since(t0) > 1.0)) return;
+  std::fprintf(stderr, "[autograph] round %zu: %zu candidates (estimates %.1f..%.1f, this graph %.1f), %zu measured (fastest %.4f ms), best %.4f ms (%.1f s)\n",
+               round + 1, cands.size(), cands.empty() ? 0.0 : cands.front().cost, cands.empty() ? 0.0 : cands.back().cost, estimate(cur.graph),
+               measure.taken, measure.fastest, m.best.latency, seconds_since(t0));
 }
 
 /// Rules that alone make the graph slower are left out from here on: later rounds would spend
