@@ -3,9 +3,9 @@
 // rule (id 0) that collapses relu(relu(x)) to relu(x). Cost: the number of operators.
 #include <autograph/graph/builder.hpp>
 #include <autograph/graph/stats.hpp>
-#include <autograph/search/partition.hpp>
 #include <autograph/search/rewrite_trail.hpp>
 
+#include <algorithm>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -23,11 +23,14 @@ struct CollapseRelus {
     }
   }
 };
-inline double ops(Graph<> const& g) { return static_cast<double>(graph_stats(g).operators); }
+inline double ops(Graph<> const& g) { return static_cast<double>(std::ranges::count_if(g.node_ids(), [&](NodeId id) { return is_operator_node(g, id); })); }
 
+struct Parts {
+  std::vector<std::vector<NodeId>> parts;  // a PartList, as search::Partition is
+};
 struct Chains {
   Graph<> graph;
-  Partition part;  // part i: chain i's relus
+  Parts part;  // part i: chain i's relus
 };
 /// Independent relu chains of the given lengths.
 inline Chains relu_chains(std::initializer_list<int> lengths) {
@@ -45,7 +48,6 @@ inline Chains relu_chains(std::initializer_list<int> lengths) {
   }
   Chains c{std::move(b).build(outs), {}};
   c.part.parts = parts;
-  c.part.succ.assign(parts.size(), {});
   return c;
 }
 

@@ -5,6 +5,7 @@
 // `make_expander` share, which must be safe to call from several threads.
 #include <algorithm>
 #include <atomic>
+#include <concepts>
 #include <cstddef>
 #include <exception>
 #include <optional>
@@ -14,9 +15,16 @@
 
 #include "autograph/graph/subgraph.hpp"
 #include "autograph/search/backtracking.hpp"
-#include "autograph/search/partition.hpp"
 
 namespace autograph {
+
+/// What the part searches need of a partition (search/partition.hpp's Partition has it):
+/// `parts[i]`, the operator nodes of part i. Only that, so this header needs no max-flow.
+template <class P>
+concept PartList = requires(P const& p, std::size_t i) {
+  { p.parts.size() } -> std::convertible_to<std::size_t>;
+  { *p.parts[i].begin() } -> std::convertible_to<NodeId>;
+};
 
 /// One chunk, extracted, and the top graphs its search found (best[0] the cheapest).
 template <class Set>
@@ -30,8 +38,8 @@ struct ChunkSearch {
 /// `make_expander()` gives a fresh expander (one per search: it remembers its last expansion).
 /// @pre every index of `parts` is a part of `part`, a partition of `g`.
 /// @post best is non-empty and sorted by cost.
-template <class Set, class MakeExpander, class Cost>
-ChunkSearch<Set> search_chunk(Graph<Set> const& g, Partition const& part, std::span<std::size_t const> parts, MakeExpander&& make_expander,
+template <class Set, PartList Parts, class MakeExpander, class Cost>
+ChunkSearch<Set> search_chunk(Graph<Set> const& g, Parts const& part, std::span<std::size_t const> parts, MakeExpander&& make_expander,
                               Cost&& cost, BacktrackingOptions const& options) {
   std::vector<NodeId> nodes;
   for (auto p : parts) nodes.insert(nodes.end(), part.parts[p].begin(), part.parts[p].end());
@@ -74,8 +82,8 @@ void parallel_for_index(std::size_t n, unsigned threads, Task&& task) {
 /// Every part of `part` searched alone (AutoGraph §4.3: every plan takes each part, alone or
 /// grown into a larger chunk, so the single parts are searched up front, on all cores).
 /// @post result[i] is part i's search, whatever the number of threads.
-template <class Set, class MakeExpander, class Cost>
-std::vector<ChunkSearch<Set>> search_parts_in_parallel(Graph<Set> const& g, Partition const& part, MakeExpander&& make_expander, Cost&& cost,
+template <class Set, PartList Parts, class MakeExpander, class Cost>
+std::vector<ChunkSearch<Set>> search_parts_in_parallel(Graph<Set> const& g, Parts const& part, MakeExpander&& make_expander, Cost&& cost,
                                                        PartSearchOptions const& options) {
   std::size_t n = part.parts.size();
   std::vector<std::optional<ChunkSearch<Set>>> found(n);
