@@ -29,7 +29,7 @@ Graph<> rewrite_first(Graph<> const& g) {
   });
   if (!first) throw Error("no match of " + std::string(R::name));
   std::string why;
-  auto r = rewrite(g, R{}, *first, {}, &why);
+  auto r = rewrite(g, R{}, *first, {.fold = fold_with_reference}, &why);
   if (!r) throw Error(why);
   validate(r->graph);
   return std::move(r->graph);

@@ -6,8 +6,8 @@
 // normwise relative error per output, max |a - b| / max(max |a|, floor) <= rtol.
 //
 // Half of the trials give the weights data before rewriting (the Rewriter folds weight
-// transforms), half after (the transform ops stay in the graph and run in the executor), so
-// both paths are checked.
+// transforms with fold_with_reference()), half after (the transform ops stay in the graph and
+// run in the executor), so both paths are checked.
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -16,6 +16,7 @@
 
 #include "autograph/graph/validate.hpp"
 #include "autograph/graph/weights.hpp"
+#include "autograph/rules/fold_weights.hpp"
 #include "autograph/rules/rule.hpp"
 #include "autograph/rules/taso_rule.hpp"
 #include "autograph/runtime/compare_outputs.hpp"
@@ -114,7 +115,7 @@ VerifyResult verify_rule(R const& rule, VerifyOptions const& o = {}) {
     int rewritten = 0;
     std::string last_why;
     for (std::size_t k = 0; k < matches.size() && rewritten < o.matches_per_trial; ++k) {
-      auto r = rewrite(g, rule, matches[k], {}, &last_why);
+      auto r = rewrite(g, rule, matches[k], {.fold = fold_with_reference}, &last_why);
       if (!r) continue;
       ++rewritten;
       try {
