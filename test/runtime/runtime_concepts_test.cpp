@@ -4,6 +4,7 @@
 #include <autograph/graph/builder.hpp>
 #include <autograph/runtime/runtime.hpp>
 #include <autograph/runtime/simulated_runtime.hpp>
+#include <autograph/schedule/sequential.hpp>
 
 namespace autograph {
 namespace {

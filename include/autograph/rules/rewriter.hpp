@@ -55,7 +55,10 @@ struct RewriteOptions {
   FoldCache* fold_cache = nullptr;  // shares folded weights between graphs (search)
 };
 
-/// What a rewrite changed, in order.
+/// What a rewrite changed, in order. rewrite() reads `added` to remove the new nodes a target
+/// left unused and to check the new nodes for cycles, fold_weight_transforms() counts `folded`,
+/// and callers get the log with the rewritten graph. Nothing undoes a rewrite: the parent graph
+/// is kept instead (the rewritten one is a copy-on-write copy).
 struct ChangeLog {
   std::vector<NodeId> added;
   std::vector<NodeId> removed;
