@@ -143,7 +143,7 @@ TEST(InferenceKernels, WeightsAndWeightOnlyTransformsAreFoldedViewsRunNoKernel) 
   auto z = b.relu(flat);
   auto pieces = b.split(y, 1, {4, 4});  // contiguous at batch 1: views
   auto g = std::move(b).build({z, pieces[0], pieces[1]});
-  auto constant = constant_folded(g);
+  auto constant = weight_only_nodes(g);
   auto kernel = kernel_mask(g);
   EXPECT_TRUE(constant[w.node] && constant[big.node]);
   EXPECT_FALSE(constant[y.node] || constant[x.node]);

@@ -15,7 +15,7 @@ namespace autograph::rules {
 namespace {
 
 template <class R>
-std::optional<Rewritten<BuiltinOps>> rewrite_first(Graph<> const& g, R const& rule = {}, RewriteOptions o = {}) {
+std::optional<Rewritten<BuiltinOps>> rewrite_first(Graph<> const& g, R const& rule = {}, RewriteOptions o = {.fold = fold_with_reference}) {
   MatchIndex<> idx(g);
   std::optional<Match> first;
   for_each_match(rule, idx, [&](Match const& m) {
@@ -112,7 +112,7 @@ TEST(Rewrite, KeepsWeightTransformsForShapeOnlyWeights) {
 TEST(Rewrite, FoldingOffKeepsTransformsAndFoldingLaterGivesTheSameWeights) {
   auto g = two_sibling_convs(true);
   auto now = rewrite_first<MergeSiblingOps>(g);
-  auto later = rewrite_first<MergeSiblingOps>(g, {}, {.fold_weights = false});
+  auto later = rewrite_first<MergeSiblingOps>(g, {}, RewriteOptions{});  // no folder
   ASSERT_TRUE(now && later);
   EXPECT_EQ(count_ops(later->graph, "Concat"), 1u);  // kept as a node, no data computed
   EXPECT_EQ(later->changes.folded, 0u);
@@ -138,12 +138,50 @@ TEST(Rewrite, FoldingOffKeepsTransformsAndFoldingLaterGivesTheSameWeights) {
 TEST(Rewrite, FoldCacheSharesFoldedStorageBetweenGraphs) {
   auto g = two_sibling_convs(true);
   FoldCache cache;
-  auto a = rewrite_first<MergeSiblingOps>(g, {}, {.fold_cache = &cache});
-  auto b = rewrite_first<MergeSiblingOps>(g, {}, {.fold_cache = &cache});
+  auto a = rewrite_first<MergeSiblingOps>(g, {}, {.fold = fold_with_reference, .fold_cache = &cache});
+  auto b = rewrite_first<MergeSiblingOps>(g, {}, {.fold = fold_with_reference, .fold_cache = &cache});
   ASSERT_TRUE(a && b);
   EXPECT_EQ(cache.size(), 1u);
   EXPECT_EQ(structural_hash(a->graph), structural_hash(b->graph));
   EXPECT_TRUE(structurally_equal(a->graph, b->graph));
+}
+
+/// A WeightFolder that counts its calls and gives every output zeros: the Rewriter uses
+/// whichever folder it is given (the reference kernels are one choice, not a dependency).
+int zero_folder_calls = 0;
+std::vector<Tensor> zero_folder(AnyOp const&, std::span<Tensor const>, std::span<TensorDesc const> out) {
+  ++zero_folder_calls;
+  std::vector<Tensor> r;
+  for (auto const& d : out) r.emplace_back(d.shape);
+  return r;
+}
+std::vector<Tensor> no_tensors(AnyOp const&, std::span<Tensor const>, std::span<TensorDesc const>) { return {}; }
+
+TEST(Rewrite, FoldsWithTheInjectedFolder) {
+  auto g = two_sibling_convs(true);
+  zero_folder_calls = 0;
+  auto r = rewrite_first<MergeSiblingOps>(g, {}, {.fold = zero_folder});
+  ASSERT_TRUE(r);
+  EXPECT_EQ(zero_folder_calls, 1);
+  EXPECT_EQ(r->changes.folded, 1u);
+  EXPECT_EQ(count_ops(r->graph, "Concat"), 0u);
+  for (NodeId id : r->graph.node_ids())
+    if (r->graph[id].is<Conv2D>()) {
+      auto const& w = *r->graph[r->graph[id].inputs[1].node].get_if<Weight>();
+      EXPECT_EQ(w.desc.shape, (Shape{24, 4, 3, 3}));
+      EXPECT_EQ(std::ranges::count(*w.data, 0.f), 24 * 4 * 3 * 3);  // the folder's zeros, not the kernels
+    }
+}
+
+TEST(Rewrite, AFolderGivingTheWrongNumberOfTensorsIsAnErrorNamingTheOp) {
+  auto g = two_sibling_convs(true);
+  try {
+    rewrite_first<MergeSiblingOps>(g, {}, {.fold = no_tensors});
+    FAIL() << "expected an error";
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("Concat"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("0 tensors for 1 outputs"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Rewrite, BatchNormFoldLeavesNoBatchNormAndNoDeadWeights) {

@@ -5,6 +5,7 @@
 #include <autograph/graph/validate.hpp>
 #include <autograph/graph/weights.hpp>
 #include <autograph/runtime/reference_executor.hpp>
+#include <autograph/runtime/runtime.hpp>
 #include <autograph/schedule/conv_merge.hpp>
 #include <autograph/schedule/ios.hpp>
 #include <autograph/schedule/sequential.hpp>
@@ -48,7 +49,7 @@ TEST(ConvMerge, MergedConvolutionsComputeTheSameOutputs) {
   for (bool bias : {false, true})
     for (auto stride : {std::array<std::int64_t, 2>{1, 1}, {2, 2}}) {
       Branches br({1, 3, 5}, bias, stride);
-      auto plan = plan_conv_merge(br.g, std::span<NodeId const>(br.convs), constant_folded(br.g));
+      auto plan = plan_conv_merge(br.g, std::span<NodeId const>(br.convs), weight_only_nodes(br.g));
       ASSERT_TRUE(plan) << "bias " << bias;
       EXPECT_EQ(plan->kernel, (std::array<std::int64_t, 2>{5, 5}));
       EXPECT_EQ(plan->out_channels, (std::vector<std::int64_t>{3, 4, 5}));
@@ -78,7 +79,7 @@ TEST(ConvMerge, RefusesConvolutionsThatCannotShareOneKernel) {
   auto biased = b.conv2d(x, 4, {3, 3}, {.bias = true});
   auto relu = b.relu(x);
   auto g = std::move(b).build({same, other_input, strided, grouped, even, unpadded, activated, biased, relu});
-  auto constant = constant_folded(g);
+  auto constant = weight_only_nodes(g);
   auto plan = [&](Value a, Value c) {
     std::vector<NodeId> ids{a.node, c.node};
     return plan_conv_merge(g, std::span<NodeId const>(ids), constant).has_value();

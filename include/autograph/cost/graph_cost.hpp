@@ -27,7 +27,7 @@ struct NodeCosts {
 template <class Set, OpCostModel M>
 NodeCosts<Set> node_costs(Graph<Set> const& g, M const& model) {
   NodeCosts<Set> c{&g, std::vector<double>(g.id_bound(), 0.0), any_topological_order(g)};
-  auto constant = constant_folded(g, std::span<NodeId const>(c.order));
+  auto constant = weight_only_nodes(g, std::span<NodeId const>(c.order));
   std::vector<TensorDesc> in;  // reused: one allocation per graph, not per node
   for (NodeId id : c.order) {
     if (constant[id]) continue;

@@ -110,7 +110,7 @@ template <class Set>
 std::shared_ptr<LoweredGraph const> lower(Graph<Set> const& g, Device* device, LowerOptions const& options = {},
                                           ConstantCache* cache = nullptr) {
   auto order = topological_order(g);
-  auto constant = constant_folded(g);
+  auto constant = weight_only_nodes(g);
   auto kernel = kernel_mask(g);
 
   // The constant outputs the device reads: those of a non-constant reader or a graph output.

@@ -15,6 +15,7 @@
 
 #include "autograph/graph/graph.hpp"
 #include "autograph/graph/topological_order.hpp"
+#include "autograph/graph/weight_only.hpp"
 
 namespace autograph {
 
@@ -39,22 +40,14 @@ Subgraph<Set> extract(Graph<Set> const& g, std::vector<NodeId> const& nodes) {
   Subgraph<Set> sub;
   std::unordered_map<std::uint64_t, Value> map;  // (node << 32 | port) in g -> value in sub
   auto key = [](Value v) { return (std::uint64_t{v.node} << 32) | v.port; };
-  std::vector<char> weight_only(g.id_bound(), 0);  // 0 unknown, 1 yes, 2 no
-  std::function<bool(NodeId)> is_weight_only = [&](NodeId id) {
-    if (weight_only[id] == 0) {
-      auto const& n = g[id];
-      bool w = n.template is<Weight>() ||
-               (!n.inputs.empty() && std::ranges::all_of(n.inputs, [&](Value v) { return is_weight_only(v.node); }));
-      weight_only[id] = w ? 1 : 2;
-    }
-    return weight_only[id] == 1;
-  };
+  auto const order = topological_order(g);
+  auto const weight_only = weight_only_nodes(g, std::span<NodeId const>(order));
   std::function<Value(Value)> bring;  // the value of g as seen inside the part
   bring = [&](Value v) {
     if (auto it = map.find(key(v)); it != map.end()) return it->second;
     Value inside;
     if (in_part[v.node]) throw GraphError("extract(): the part reads " + g.label(v.node) + " before computing it");
-    if (is_weight_only(v.node)) {  // copy the weight or the transform (and what it reads)
+    if (weight_only[v.node]) {  // copy the weight or the transform (and what it reads)
       auto const& n = g[v.node];
       std::vector<Value> ins;
       for (Value in : n.inputs) ins.push_back(bring(in));
@@ -67,7 +60,7 @@ Subgraph<Set> extract(Graph<Set> const& g, std::vector<NodeId> const& nodes) {
     map.emplace(key(v), inside);
     return inside;
   };
-  for (NodeId id : topological_order(g)) {
+  for (NodeId id : order) {
     if (!in_part[id]) continue;
     auto const& n = g[id];
     std::vector<Value> ins;

@@ -6,19 +6,34 @@
 // of its weight transforms. Merging NasNet-A's parallel convolutions folds megabytes of
 // enlarged, concatenated kernels per candidate, most of them thrown away; with folding during
 // search the optimizer held 15 GB. The graph a search keeps is folded once, here.
+//
+// fold_with_reference() is the WeightFolder (rules/rewriter.hpp) that runs the reference CPU
+// kernels. This is the one header of rules/ that includes kernels, and only those of the weight
+// transforms (layout, elementwise, unary: no BLAS); the Rewriter gets the folder passed in
+// RewriteOptions, so matching and rewriting build without the runtime.
+#include <span>
 #include <vector>
 
 #include "autograph/graph/topological_order.hpp"
 #include "autograph/rules/rewriter.hpp"
+#include "autograph/runtime/cpu/elementwise.hpp"
+#include "autograph/runtime/cpu/layout.hpp"
+#include "autograph/runtime/cpu/unary.hpp"
 
 namespace autograph::rules {
 
-/// Folds `g` in place; returns the number of transforms folded. Weights without data keep
-/// their transforms (cost models see those as constants either way).
+/// The reference kernel of weight transform `op` on `in` (a WeightFolder).
+/// @pre WeightTransformOps::holds(op) (the Rewriter asks only for those).
+inline std::vector<Tensor> fold_with_reference(AnyOp const& op, std::span<Tensor const> in, std::span<TensorDesc const> out) {
+  return visit_op<WeightTransformOps>(op, [&](auto const& o) { return reference::evaluate(o, in, out); });
+}
+
+/// Folds `g` in place with `fold`; returns the number of transforms folded. Weights without
+/// data keep their transforms (cost models see those as constants either way).
 template <class Set>
-std::size_t fold_weight_transforms(Graph<Set>& g, FoldCache* cache = nullptr) {
+std::size_t fold_weight_transforms(Graph<Set>& g, FoldCache* cache = nullptr, WeightFolder fold = fold_with_reference) {
   Graph<Set> out = g;  // edit a copy: a failure leaves g as it was
-  Rewriter<Set> rw(out, cache);
+  Rewriter<Set> rw(out, {.fold = fold, .fold_cache = cache});
   std::size_t folded = 0;
   for (NodeId id : topological_order(g)) {  // producers first, so chains fold link by link
     if (!out.contains(id) || !WeightTransformOps::holds(out[id].op) || out[id].inputs.empty()) continue;

@@ -12,13 +12,14 @@
 
 #include "autograph/graph/graph.hpp"
 #include "autograph/graph/reachability.hpp"
+#include "autograph/graph/weight_only.hpp"
 
 namespace autograph::rules {
 
 template <class Set = BuiltinOps>
 class MatchIndex {
  public:
-  explicit MatchIndex(Graph<Set> const& g) : g_(&g), depth_(g.id_bound(), 0), weight_only_(g.id_bound(), 0) {
+  explicit MatchIndex(Graph<Set> const& g) : g_(&g), depth_(g.id_bound(), 0) {
     std::vector<std::uint32_t> missing(g.id_bound(), 0);
     std::vector<NodeId> ready;
     ready.reserve(g.num_nodes());
@@ -27,26 +28,17 @@ class MatchIndex {
       missing[id] = static_cast<std::uint32_t>(g[id].inputs.size());
       if (missing[id] == 0) ready.push_back(id);
     }
-    // Kahn's algorithm, FIFO: depth and weight-only-ness flow from producers to readers.
+    // Kahn's algorithm, FIFO: depth flows from producers to readers.
     for (std::size_t head = 0; head < ready.size(); ++head) {
       NodeId id = ready[head];
-      auto const& n = g[id];
-      if (n.inputs.empty()) {
-        weight_only_[id] = n.op.template is<Weight>();
-      } else {
-        bool w = true;
-        std::uint32_t d = 0;
-        for (Value in : n.inputs) {
-          w = w && weight_only_[in.node];
-          d = std::max(d, depth_[in.node] + 1);
-        }
-        weight_only_[id] = w;
-        depth_[id] = d;
-      }
+      std::uint32_t d = 0;
+      for (Value in : g[id].inputs) d = std::max(d, depth_[in.node] + 1);
+      depth_[id] = d;
       for (Use u : g.users(id))
         if (--missing[u.node] == 0) ready.push_back(u.node);
     }
     if (ready.size() != g.num_nodes()) throw GraphError("MatchIndex: the graph has a cycle");
+    weight_only_ = weight_only_nodes(g, std::span<NodeId const>(ready));  // `ready` is a topological order
   }
 
   Graph<Set> const& graph() const { return *g_; }
@@ -72,35 +64,5 @@ class MatchIndex {
   std::vector<char> weight_only_;
   mutable std::optional<Reachability> reach_;
 };
-
-/// True when `node` computes only from weights: no graph input reaches it. Cost models treat
-/// such subgraphs (weight transforms left in a graph whose weights have no data) as constants.
-template <class Set>
-bool is_weight_only(Graph<Set> const& g, NodeId node) {
-  std::vector<NodeId> stack{node};
-  std::vector<char> seen(g.id_bound(), 0);
-  while (!stack.empty()) {
-    NodeId n = stack.back();
-    stack.pop_back();
-    if (seen[n]) continue;
-    seen[n] = 1;
-    auto const& nd = g[n];
-    if (nd.inputs.empty()) {
-      if (!nd.op.template is<Weight>()) return false;
-      continue;
-    }
-    for (Value in : nd.inputs) stack.push_back(in.node);
-  }
-  return true;
-}
-
-/// is_weight_only for every node at once (indexed by NodeId; false for removed ids), O(nodes + edges).
-template <class Set>
-std::vector<char> weight_only_nodes(Graph<Set> const& g) {
-  MatchIndex<Set> idx(g);
-  std::vector<char> r(g.id_bound(), 0);
-  for (NodeId id : g.node_ids()) r[id] = idx.weight_only(id);
-  return r;
-}
 
 }  // namespace autograph::rules

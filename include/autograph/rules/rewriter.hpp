@@ -1,10 +1,15 @@
 #pragma once
-// Rewriter: the one way rules edit a graph. It records every change (nodes added and removed,
-// values replaced) so that search can hash incrementally and undo, and it constant-folds weight
-// transforms: when every input of a transform (Concat, Split, Enlarge, Pad, Mul, Div, Sqrt, ...)
-// is a Weight with data, the reference kernel runs once and the result is a new Weight with
-// data, so optimized graphs with real weights carry no weight-transform ops. Weights without
-// data keep the transform nodes (is_weight_only() tells cost models they are constants).
+// Rewriter: the one way rules edit a graph. It records what each rewrite changed (nodes added
+// and removed, values replaced): rewrite() reads the log to remove the source ops nothing reads
+// any more and to check the new nodes for cycles, and returns it with the rewritten graph.
+//
+// It can constant-fold weight transforms: given a WeightFolder (RewriteOptions::fold), when
+// every input of a transform (Concat, Split, Enlarge, Pad, Mul, Div, Sqrt, ...) is a Weight with
+// data, the folder computes it once and the result is a new Weight with data, so optimized
+// graphs with real weights carry no weight-transform ops. The folder is injected, not included:
+// the reference one (fold_with_reference(), rules/fold_weights.hpp) runs the CPU kernels, and
+// matching and rewriting need none of the runtime. Without a folder, and for weights without
+// data, the transform nodes stay (weight_only_nodes() tells cost models they are constants).
 //
 // A rewrite costs about its own size: the graph is a copy-on-write copy of its parent, and
 // weight data is shared (folded results are new storage; a FoldCache shares them between
@@ -19,8 +24,6 @@
 
 #include "autograph/core/tensor.hpp"
 #include "autograph/graph/graph.hpp"
-#include "autograph/runtime/cpu/kernels.hpp"
-#include "autograph/runtime/reference_kernel.hpp"
 
 namespace autograph::rules {
 
@@ -43,7 +46,19 @@ class FoldCache {
   std::unordered_map<std::uint64_t, std::vector<Storage>> map_;
 };
 
-/// What a rewrite changed, in order.
+/// Computes a weight transform `op` on weight data `in` (shapes `out` inferred already): one
+/// tensor per output. A plain function, so that options holding one stay literal types.
+using WeightFolder = std::vector<Tensor> (*)(AnyOp const& op, std::span<Tensor const> in, std::span<TensorDesc const> out);
+
+struct RewriteOptions {
+  WeightFolder fold = nullptr;      // folds weight transforms as they are added (nullptr: keep them as nodes)
+  FoldCache* fold_cache = nullptr;  // shares folded weights between graphs (search)
+};
+
+/// What a rewrite changed, in order. rewrite() reads `added` to remove the new nodes a target
+/// left unused and to check the new nodes for cycles, fold_weight_transforms() counts `folded`,
+/// and callers get the log with the rewritten graph. Nothing undoes a rewrite: the parent graph
+/// is kept instead (the rewritten one is a copy-on-write copy).
 struct ChangeLog {
   std::vector<NodeId> added;
   std::vector<NodeId> removed;
@@ -54,9 +69,9 @@ struct ChangeLog {
 template <class Set>
 class Rewriter {
  public:
-  /// `fold`: constant-fold weight transforms as they are added (search turns it off and folds
-  /// the graph it keeps once, with fold_weight_transforms()).
-  explicit Rewriter(Graph<Set>& g, FoldCache* cache = nullptr, bool fold = true) : g_(g), cache_(cache), fold_(fold) {}
+  /// `o.fold`: constant-folds weight transforms as they are added (search leaves it out and
+  /// folds the graph it keeps once, with fold_weight_transforms()).
+  explicit Rewriter(Graph<Set>& g, RewriteOptions const& o = {}) : g_(g), options_(o) {}
 
   Graph<Set> const& graph() const { return g_; }
   ChangeLog const& changes() const { return log_; }
@@ -114,7 +129,7 @@ class Rewriter {
 
  private:
   std::optional<std::vector<Value>> try_fold(AnyOp const& op, std::span<Value const> inputs, std::string const& name) {
-    if (!fold_ || inputs.empty() || !WeightTransformOps::holds(op)) return std::nullopt;
+    if (!options_.fold || inputs.empty() || !WeightTransformOps::holds(op)) return std::nullopt;
     std::vector<Tensor> in;
     std::vector<TensorDesc> in_desc;
     std::uint64_t key = op.hash();
@@ -132,12 +147,15 @@ class Rewriter {
       throw ShapeError(std::string(op.name()) + " '" + name + "' on weights: " + e.what());
     }
     std::vector<FoldCache::Storage> data;
-    if (auto const* hit = cache_ ? cache_->find(key) : nullptr) {
+    if (auto const* hit = options_.fold_cache ? options_.fold_cache->find(key) : nullptr) {
       data = *hit;
     } else {
-      auto out = visit_op<WeightTransformOps>(op, [&](auto const& o) { return reference::evaluate(o, in, out_desc); });
+      auto out = options_.fold(op, in, out_desc);
+      if (out.size() != out_desc.size())
+        throw Error("weight folder: " + std::string(op.name()) + " '" + name + "' gave " + std::to_string(out.size()) + " tensors for " +
+                    std::to_string(out_desc.size()) + " outputs");
       for (auto const& t : out) data.push_back(t.storage());
-      if (cache_) cache_->insert(key, data);
+      if (options_.fold_cache) options_.fold_cache->insert(key, data);
     }
     std::vector<Value> outs;
     for (std::size_t i = 0; i < out_desc.size(); ++i) {
@@ -151,8 +169,7 @@ class Rewriter {
   }
 
   Graph<Set>& g_;
-  FoldCache* cache_;
-  bool fold_;
+  RewriteOptions options_;
   ChangeLog log_;
 };
 

@@ -133,11 +133,6 @@ struct Rewritten {
   ChangeLog changes;
 };
 
-struct RewriteOptions {
-  FoldCache* fold_cache = nullptr;  // share folded weights between graphs (search)
-  bool fold_weights = true;         // fold weight transforms now (false: keep them as nodes)
-};
-
 /// Applies one match of `rule` to a copy of `g` (copy-on-write: the cost is the rewrite's size):
 /// builds the target, moves the readers of each mapped output to the target's value, and removes
 /// the source ops nothing reads any more. Returns nullopt when the target cannot be built for
@@ -146,7 +141,7 @@ template <class Set, class R>
 std::optional<Rewritten<Set>> rewrite(Graph<Set> const& g, R const& rule, Match const& m, RewriteOptions const& o = {},
                                       std::string* why = nullptr) {
   Graph<Set> out = g;
-  Rewriter<Set> rw(out, o.fold_cache, o.fold_weights);
+  Rewriter<Set> rw(out, o);
   auto failed = [&](std::string reason) -> std::optional<Rewritten<Set>> {
     if (why) *why = std::string(rule_name(rule)) + ": " + reason;
     return std::nullopt;

@@ -1,13 +1,14 @@
 #pragma once
 // Numerical verification of rules: for each rule, random concrete graphs that contain a match
 // (the rule's example(), several shapes and parameters), every match rewritten, and source and
-// target run on the reference executor with the same random inputs and weights. Outputs must
-// agree to float32 rounding by the project's one criterion (runtime/compare_outputs.hpp):
-// normwise relative error per output, max |a - b| / max(max |a|, floor) <= rtol.
+// target run on the reference executor with the same random inputs and weights
+// (runtime/equivalence.hpp). Outputs must agree to float32 rounding by the project's one
+// criterion (runtime/compare_outputs.hpp): normwise relative error per output,
+// max |a - b| / max(max |a|, floor) <= rtol.
 //
 // Half of the trials give the weights data before rewriting (the Rewriter folds weight
-// transforms), half after (the transform ops stay in the graph and run in the executor), so
-// both paths are checked.
+// transforms with fold_with_reference()), half after (the transform ops stay in the graph and
+// run in the executor), so both paths are checked.
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -16,10 +17,10 @@
 
 #include "autograph/graph/validate.hpp"
 #include "autograph/graph/weights.hpp"
+#include "autograph/rules/fold_weights.hpp"
 #include "autograph/rules/rule.hpp"
 #include "autograph/rules/taso_rule.hpp"
-#include "autograph/runtime/compare_outputs.hpp"
-#include "autograph/runtime/reference_executor.hpp"
+#include "autograph/runtime/equivalence.hpp"
 
 namespace autograph::rules {
 
@@ -94,11 +95,7 @@ VerifyResult verify_rule(R const& rule, VerifyOptions const& o = {}) {
     }
     bool fill_before = t % 2 == 0;
     if (fill_before) fill_random_weights(g, seed);
-    std::map<std::string, Tensor> inputs;
-    for (NodeId id : g.inputs()) {
-      auto const& in = *g[id].op.template get_if<Input>();
-      inputs.emplace(in.label, Tensor::random(in.desc.shape, hash_combine(seed, id)));
-    }
+    auto inputs = random_inputs(g, seed);
     MatchIndex<Set> idx(g);
     std::vector<Match> matches;
     for_each_match(rule, idx, [&](Match const& m) { matches.push_back(m); });
@@ -114,7 +111,7 @@ VerifyResult verify_rule(R const& rule, VerifyOptions const& o = {}) {
     int rewritten = 0;
     std::string last_why;
     for (std::size_t k = 0; k < matches.size() && rewritten < o.matches_per_trial; ++k) {
-      auto r = rewrite(g, rule, matches[k], {}, &last_why);
+      auto r = rewrite(g, rule, matches[k], {.fold = fold_with_reference}, &last_why);
       if (!r) continue;
       ++rewritten;
       try {
@@ -123,14 +120,13 @@ VerifyResult verify_rule(R const& rule, VerifyOptions const& o = {}) {
         return fail(std::string("the rewritten graph is invalid: ") + e.what());
       }
       if (!fill_before) fill_random_weights(r->graph, seed);
-      std::vector<Tensor> got;
+      OutputComparison c;
       try {
-        got = exec.run(r->graph, inputs);
+        c = compare_to_expected(expected, r->graph, inputs, o.rtol, exec);
       } catch (Error const& e) {
         return fail(std::string("the rewritten graph does not run: ") + e.what());
       }
       ++res.checks;
-      auto c = compare_outputs(expected.values, got, o.rtol, expected.floors, expected.labels);
       res.max_error = std::max(res.max_error, c.error);
       if (!c.passed)
         return fail("an output differs after rewriting: " + c.why + " (trial " + std::to_string(t) + ", shapes of the example: " +

@@ -1,32 +1,36 @@
 #pragma once
-// The Runtime concept: something that says how long a graph takes.
+// The runtime concepts, a ladder (each rung refines the one before):
 //
-//   double measure(Graph const& g);                        // latency in ms, scheduling g itself
-//   double measure(Graph const& g, Schedule const& s);     // latency in ms of running s
-//   std::string kind() const;                              // "simulated (roofline, H100 SXM)"
+//   Measurer          (schedule/measurer.hpp)  double measure(Graph const& g, Schedule const& s);
+//   Runtime           + double measure(Graph const& g);   // latency in ms, scheduling g itself
+//                     + std::string kind() const;         // "simulated (roofline, H100 SXM)"
+//   EstimatingRuntime + cost_model() const;               // the per-kernel OpCostModel a search
+//                                                         // ranks candidates with before measuring
 //
-// A schedule may launch only some of the graph's kernels (one IOS stage); the others count as
-// already done. measure(g, Schedule{}) is the fixed cost of one run (launching the graph),
-// which stage costs subtract.
-//
-// Optional: `prepare(g)` returning an object with `measure(schedule)` for many schedules of
-// one graph (the simulator indexes the graph once; a GPU runtime would allocate once).
-// prepare(runtime, g) below gives every runtime that interface.
+// Schedule policies need only a Measurer; the Optimizer needs an EstimatingRuntime. Both
+// SimulatedRuntime and cuda::CudaGraphRuntime are EstimatingRuntimes.
 #include <concepts>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "autograph/cost/op_cost_model.hpp"
 #include "autograph/graph/graph.hpp"
+#include "autograph/schedule/measurer.hpp"
 #include "autograph/schedule/schedule.hpp"
 
 namespace autograph {
 
 template <class R, class Set = BuiltinOps>
-concept Runtime = requires(R& r, R const& cr, Graph<Set> const& g, Schedule const& s) {
+concept Runtime = Measurer<R, Set> && requires(R& r, R const& cr, Graph<Set> const& g) {
   { r.measure(g) } -> std::convertible_to<double>;
-  { r.measure(g, s) } -> std::convertible_to<double>;
   { cr.kind() } -> std::convertible_to<std::string>;
+};
+
+template <class R, class Set = BuiltinOps>
+concept EstimatingRuntime = Runtime<R, Set> && requires(R const& r) {
+  requires OpCostModel<std::remove_cvref_t<decltype(r.cost_model())>>;
 };
 
 /// One kernel of a run: when it started and ended (microseconds from the start of the run).
@@ -46,25 +50,5 @@ struct Timeline {
   std::size_t waits = 0;
   std::string kind;  // the runtime's kind(): says whether the numbers are measured or simulated
 };
-
-namespace detail {
-template <class R, class Set>
-struct Unprepared {
-  R* runtime;
-  Graph<Set> const* graph;
-  double measure(Schedule const& s) { return runtime->measure(*graph, s); }
-};
-}  // namespace detail
-
-/// A measurer for many schedules of one graph: the runtime's own prepare() when it has one.
-/// @pre `g` outlives the result.
-template <class R, class Set>
-  requires Runtime<R, Set>
-auto prepare(R& runtime, Graph<Set> const& g) {
-  if constexpr (requires { runtime.prepare(g); })
-    return runtime.prepare(g);
-  else
-    return detail::Unprepared<R, Set>{&runtime, &g};
-}
 
 }  // namespace autograph

@@ -26,10 +26,10 @@
 #include <vector>
 
 #include "autograph/cost/inference_kernels.hpp"
-#include "autograph/runtime/runtime.hpp"
 #include "autograph/schedule/conv_merge.hpp"
 #include "autograph/schedule/detail/ios_dp.hpp"
 #include "autograph/schedule/kernel_dag.hpp"
+#include "autograph/schedule/measurer.hpp"
 #include "autograph/schedule/policy.hpp"
 #include "autograph/schedule/waits.hpp"
 
@@ -396,7 +396,7 @@ IosResult<Set> Ios::run(Graph<Set> const& g, R& runtime) const {
   KernelDag dag(g);
   auto prepared = prepare(runtime, g);
   double base = prepared.measure(Schedule{});
-  auto constant = constant_folded(g);
+  auto constant = weight_only_nodes(g);
   detail::IosPlanner::MergedLatency merged;
   if constexpr (can_merge<Set>) {
     merged = [&](std::span<NodeId const> convs) -> std::optional<double> {
@@ -418,7 +418,7 @@ IosResult<Set> Ios::run(Graph<Set> const& g, R& runtime) const {
       if constexpr (can_merge<Set>) {
         std::vector<NodeId> convs;
         for (auto const& grp : p.groups) convs.insert(convs.end(), grp.begin(), grp.end());
-        auto plan = plan_conv_merge(res.graph, std::span<NodeId const>(convs), constant_folded(res.graph));
+        auto plan = plan_conv_merge(res.graph, std::span<NodeId const>(convs), weight_only_nodes(res.graph));
         auto [conv, split] = merge_convs(res.graph, std::span<NodeId const>(convs), *plan);
         st.kind = IosStage::Kind::merge;
         st.groups = {{conv, split}};

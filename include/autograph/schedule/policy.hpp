@@ -1,8 +1,9 @@
 #pragma once
-// Schedule policies: a policy turns a graph into a ScheduledGraph, asking a Runtime for
-// costs where it needs them (greedy for kernel times, IOS for stage times).
+// Schedule policies: a policy turns a graph into a ScheduledGraph, asking a Measurer
+// (schedule/measurer.hpp; every Runtime is one) for costs where it needs them (greedy for
+// kernel times, IOS for stage times).
 //
-//   template <class Set, Runtime<Set> R>
+//   template <class Set, Measurer<Set> R>
 //   ScheduledGraph<Set> operator()(Graph<Set> const& g, R& runtime) const;
 //
 // The graph comes back with the schedule because a policy may rewrite it (IOS merges
@@ -12,7 +13,7 @@
 #include <string_view>
 
 #include "autograph/graph/graph.hpp"
-#include "autograph/runtime/runtime.hpp"
+#include "autograph/schedule/measurer.hpp"
 #include "autograph/schedule/schedule.hpp"
 
 namespace autograph {
@@ -26,7 +27,7 @@ struct ScheduledGraph {
 };
 
 template <class P, class R, class Set = BuiltinOps>
-concept SchedulePolicy = Runtime<R, Set> && requires(P const& p, Graph<Set> const& g, R& r) {
+concept SchedulePolicy = Measurer<R, Set> && requires(P const& p, Graph<Set> const& g, R& r) {
   { P::name } -> std::convertible_to<std::string_view>;
   { p(g, r) } -> std::same_as<ScheduledGraph<Set>>;
 };

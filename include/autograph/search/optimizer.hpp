@@ -187,7 +187,7 @@ class Optimizer {
   // Searches keep weight transforms as nodes (cost models see them as constants) and the
   // kept graph is folded once at the end: folding every candidate's would cost more than
   // the rewrite and hold the weights of graphs long thrown away.
-  static constexpr rules::RewriteOptions search_rewrites{.fold_cache = nullptr, .fold_weights = false};
+  static constexpr rules::RewriteOptions search_rewrites{.fold = nullptr, .fold_cache = nullptr};  // no folder: fold once at the end
   rules::FoldCache folds_;
   std::vector<char> left_out_ = std::vector<char>(engine_.size(), 0);  // rules measured to slow the graph down
 };

@@ -115,7 +115,7 @@ Partition partition(Graph<Set> const& g, std::function<std::size_t(NodeId)> cons
   Partition result;
   // Weight transforms (constant-folded at inference) go with the operators that read them:
   // extract() copies them into every part that needs them.
-  auto constant = constant_folded(g);
+  auto constant = weight_only_nodes(g);
   std::vector<NodeId> order;
   for (NodeId id : topological_order(g))
     if (is_operator_node(g, id) && !constant[id]) order.push_back(id);

@@ -3,8 +3,8 @@
 // the fixed cost of a run.
 #include <vector>
 
-#include "autograph/runtime/runtime.hpp"
 #include "autograph/schedule/kernel_dag.hpp"
+#include "autograph/schedule/measurer.hpp"
 
 namespace autograph::schedule::detail {
 
