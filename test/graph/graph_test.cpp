@@ -130,6 +130,53 @@ TEST(Graph, CycleIsDetected) {
   }
 }
 
+namespace {
+/// g.add(op, inputs, name) throws a ShapeError whose message contains every needle, and
+/// leaves the graph as it was.
+template <class Op>
+void expect_arity_error(Diamond& d, Op op, std::vector<Value> inputs, std::vector<std::string> const& needles) {
+  auto before = d.g.num_nodes();
+  try {
+    d.g.add(op, std::span<Value const>(inputs), "n");
+    ADD_FAILURE() << Op::name << " with " << inputs.size() << " inputs was accepted";
+  } catch (ShapeError const& e) {
+    for (auto const& needle : needles) EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(d.g.num_nodes(), before);
+  validate(d.g);
+}
+}  // namespace
+
+TEST(Graph, AddChecksEveryOpsArityOnceNamingOpNodeExpectedAndActual) {
+  Diamond d;
+  Value x{d.x};
+  expect_arity_error(d, Conv2D{}, {x}, {"Conv2D 'n' takes 2 to 3 inputs, got 1"});
+  expect_arity_error(d, Div{}, {x}, {"Div 'n' takes 2 inputs, got 1"});
+  expect_arity_error(d, Relu{}, {x, x}, {"Relu 'n' takes 1 input, got 2"});
+  expect_arity_error(d, Concat{1}, {}, {"Concat 'n' takes at least 1 inputs, got 0"});
+  expect_arity_error(d, BatchNorm{}, {x, x, x}, {"BatchNorm 'n' takes 5 inputs, got 3"});
+  expect_arity_error(d, Input{{Shape{1}}, "y"}, {x}, {"Input 'n' takes 0 inputs, got 1"});
+  // The count is checked before the inputs are read: a dangling input of an op given too many
+  // inputs reports the count.
+  expect_arity_error(d, Sigmoid{}, {x, Value{99}}, {"Sigmoid 'n' takes 1 input, got 2"});
+}
+
+TEST(Graph, ReplaceOpChecksTheNewOpsArity) {
+  Diamond d;
+  try {
+    d.g.replace_op(d.sum, Relu{});
+    FAIL();
+  } catch (ShapeError const& e) {
+    EXPECT_NE(std::string(e.what()).find("Relu 'sum' takes 1 input, got 2"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(d.g[d.sum].is<Add>());
+}
+
+TEST(Graph, AnyOpInferChecksArityOutsideAGraph) {
+  std::vector<TensorDesc> one{TensorDesc{Shape{2, 3}}};
+  EXPECT_THROW(AnyOp{MatMul{}}.infer(one), ShapeError);  // MatMul::infer itself would read in[1]
+}
+
 TEST(Graph, SetInputChecksDescriptor) {
   Diamond d;
   NodeId wide = d.g.add(Concat{1}, {Value{d.x}, Value{d.x}}, "wide");

@@ -89,6 +89,8 @@ class Graph {
   NodeId add(A op, std::span<Value const> inputs, std::string name = {}) {
     if (!op.has_value()) throw GraphError("add(): empty operator" + (name.empty() ? std::string{} : " for '" + name + "'"));
     if (!Set::holds(op)) throw GraphError(describe(op, name) + ": the operator type is not in this graph's operator set");
+    // The one arity check: every op's infer() relies on it.
+    if (std::string why = detail::arity_mismatch(op.arity(), inputs.size()); !why.empty()) throw ShapeError(describe(op, name) + " " + why);
     std::vector<TensorDesc> in;
     in.reserve(inputs.size());
     for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -157,6 +159,8 @@ class Graph {
   void replace_op(NodeId id, Op op) {
     check_node(id, "replace_op()");
     Node const& n = node(id);
+    if (std::string why = detail::arity_mismatch(op.arity(), n.inputs.size()); !why.empty())
+      throw ShapeError("replace_op(): " + describe(op, n.name, id) + " " + why);
     std::vector<TensorDesc> in;
     for (Value v : n.inputs) in.push_back(desc(v));
     auto out = infer(op, in, n.name);

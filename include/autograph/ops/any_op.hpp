@@ -80,7 +80,10 @@ class AnyOp {
     bool is_source() const override { return is_source_op<O>; }
     bool commutative() const override { return is_commutative<O>; }
     Arity arity() const override { return O::arity; }
-    std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const override { return op.infer(in); }
+    std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const override {
+      detail::check_arity<O>(in);  // ops' own infer() assumes it
+      return op.infer(in);
+    }
     double flops(std::span<TensorDesc const> in, std::span<TensorDesc const> out) const override { return op.flops(in, out); }
     double macs(std::span<TensorDesc const> in, std::span<TensorDesc const> out) const override { return op_macs(op, in, out); }
     double bytes(std::span<TensorDesc const> in, std::span<TensorDesc const> out) const override { return op_bytes(op, in, out); }

@@ -16,7 +16,6 @@ struct BatchNorm {
   bool operator==(BatchNorm const&) const = default;
 
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<BatchNorm>(in);
     if (in[0].shape.rank() < 2) throw ShapeError("BatchNorm: x must have a channel axis, got " + in[0].shape.to_string());
     Shape c{in[0].shape[1]};
     constexpr std::string_view what[] = {"x", "scale", "bias", "mean", "var"};

@@ -14,7 +14,6 @@ struct Concat {
   auto params() const { return std::tuple{axis}; }
   bool operator==(Concat const&) const = default;
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<Concat>(in);
     detail::check_same_dtype<Concat>(in);
     Shape out = in[0].shape;
     std::size_t a = out.normalize_axis(axis);

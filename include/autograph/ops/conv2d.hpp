@@ -24,7 +24,6 @@ struct Conv2D {
   bool operator==(Conv2D const&) const = default;
 
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<Conv2D>(in);
     detail::check_rank<Conv2D>(in, 0, 4, "x");
     detail::check_rank<Conv2D>(in, 1, 4, "weight");
     detail::check_same_dtype<Conv2D>(in);

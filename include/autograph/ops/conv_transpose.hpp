@@ -23,7 +23,6 @@ struct ConvTranspose2D {
   bool operator==(ConvTranspose2D const&) const = default;
 
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<ConvTranspose2D>(in);
     detail::check_rank<ConvTranspose2D>(in, 0, 4, "x");
     detail::check_rank<ConvTranspose2D>(in, 1, 4, "weight");
     detail::check_same_dtype<ConvTranspose2D>(in);

@@ -39,7 +39,6 @@ struct Binary {
   bool operator==(Binary const&) const = default;
 
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<Binary>(in);
     detail::check_same_dtype<Binary>(in);
     try {
       return {TensorDesc{broadcast(in[0].shape, in[1].shape), in[0].dtype}};

@@ -17,7 +17,6 @@ struct LayerNorm {
   bool operator==(LayerNorm const&) const = default;
 
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<LayerNorm>(in);
     auto const& x = in[0].shape;
     std::size_t a = x.normalize_axis(axis);
     Shape norm(x.dims().subspan(a));

@@ -10,6 +10,9 @@
 //     bool operator==(MyOp const&) const = default;
 //   };
 //
+// infer() may assume in.size() is within `arity`: Graph::add checks it once for every op
+// (naming the node), and so does AnyOp::infer for code that infers outside a graph.
+//
 // Optional: `double bytes(in, out) const` (default: every input and output read/written
 // once), `std::string attributes() const` (a short label for DOT and reports),
 // `static constexpr bool is_source = true` for ops that are not kernels (Input, Weight).
@@ -94,16 +97,20 @@ double op_macs(Op const& op, std::span<TensorDesc const> in, std::span<TensorDes
 
 namespace detail {
 
-/// Throws unless in.size() is within the op's arity.
+/// "takes 2 to 3 inputs, got 1", or empty when `count` is within `a`.
+inline std::string arity_mismatch(Arity a, std::size_t count) {
+  if (count >= a.min && count <= a.max) return {};
+  std::string want = a.min == a.max ? std::to_string(a.min)
+                     : a.max == Arity::variadic ? "at least " + std::to_string(a.min)
+                                                : std::to_string(a.min) + " to " + std::to_string(a.max);
+  return "takes " + want + (a.max == 1 ? " input" : " inputs") + ", got " + std::to_string(count);
+}
+
+/// Throws unless in.size() is within the op's arity. Graph::add and AnyOp::infer call it, so a
+/// built-in op's infer() never does; a user op whose infer() may be called directly can.
 template <Operator Op>
 void check_arity(std::span<TensorDesc const> in) {
-  constexpr Arity a = Op::arity;
-  if (in.size() < a.min || in.size() > a.max) {
-    std::string want = a.min == a.max ? std::to_string(a.min)
-                       : a.max == Arity::variadic ? "at least " + std::to_string(a.min)
-                                                  : std::to_string(a.min) + " to " + std::to_string(a.max);
-    throw ShapeError(std::string(Op::name) + " takes " + want + " inputs, got " + std::to_string(in.size()));
-  }
+  if (std::string why = arity_mismatch(Op::arity, in.size()); !why.empty()) throw ShapeError(std::string(Op::name) + " " + why);
 }
 
 /// Throws unless input i has the given rank.

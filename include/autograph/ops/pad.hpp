@@ -15,7 +15,6 @@ struct Pad {
   auto params() const { return std::tuple{pads, value}; }
   bool operator==(Pad const&) const = default;
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<Pad>(in);
     auto const& x = in[0].shape;
     if (pads.size() != 2 * x.rank())
       throw ShapeError("Pad of " + x.to_string() + ": needs " + std::to_string(2 * x.rank()) + " pads, got " + std::to_string(pads.size()));
@@ -40,7 +39,6 @@ struct Enlarge {
   auto params() const { return std::tuple{kernel}; }
   bool operator==(Enlarge const&) const = default;
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<Enlarge>(in);
     detail::check_rank<Enlarge>(in, 0, 4, "weight");
     auto const& w = in[0].shape;
     if (w[2] > kernel[0] || w[3] > kernel[1] || (kernel[0] - w[2]) % 2 != 0 || (kernel[1] - w[3]) % 2 != 0)

@@ -24,7 +24,6 @@ struct Pool2D {
   bool operator==(Pool2D const&) const = default;
 
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<Pool2D>(in);
     detail::check_rank<Pool2D>(in, 0, 4, "x");
     auto const& x = in[0].shape;
     auto fail = [&](std::string const& why) { throw ShapeError("Pool2D x=" + x.to_string() + ": " + why); };

@@ -14,7 +14,6 @@ struct Reshape {
   auto params() const { return std::tuple{shape}; }
   bool operator==(Reshape const&) const = default;
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<Reshape>(in);
     auto const& x = in[0].shape;
     auto fail = [&](std::string const& why) { throw ShapeError("Reshape " + x.to_string() + " to [" + detail::ints(shape) + "]: " + why); };
     if (shape.size() > Shape::max_rank) fail("too many dimensions");

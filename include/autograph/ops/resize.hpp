@@ -62,7 +62,6 @@ struct Resize {
   }
 
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<Resize>(in);
     auto const& x = in[0].shape;
     auto fail = [&](std::string const& why) { throw ShapeError("Resize of " + x.to_string() + " to [" + detail::ints(sizes) + "]: " + why); };
     if (sizes.size() != x.rank()) fail("needs one output size per dimension");

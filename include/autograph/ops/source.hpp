@@ -18,8 +18,7 @@ struct Input {
   std::string label = {};  // the input's name: inputs are bound by it, and it is part of the identity
 
   auto params() const { return std::tuple{desc, label}; }
-  std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<Input>(in);
+  std::vector<TensorDesc> infer(std::span<TensorDesc const>) const {
     return {desc};
   }
   double flops(std::span<TensorDesc const>, std::span<TensorDesc const>) const { return 0; }
@@ -44,8 +43,7 @@ struct Weight {
   WeightInit init = WeightInit::fan_in;
 
   auto params() const { return std::tuple{desc, id, reinterpret_cast<std::uintptr_t>(data.get()), init}; }
-  std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<Weight>(in);
+  std::vector<TensorDesc> infer(std::span<TensorDesc const>) const {
     if (data && static_cast<std::int64_t>(data->size()) != desc.numel())
       throw ShapeError("Weight of shape " + desc.shape.to_string() + " holds " + std::to_string(data->size()) +
                        " values, expected " + std::to_string(desc.numel()));

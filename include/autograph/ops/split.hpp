@@ -16,7 +16,6 @@ struct Split {
   auto params() const { return std::tuple{axis, sizes}; }
   bool operator==(Split const&) const = default;
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<Split>(in);
     Shape s = in[0].shape;
     std::size_t a = s.normalize_axis(axis);
     if (sizes.empty()) throw ShapeError("Split of " + s.to_string() + ": no sizes given");

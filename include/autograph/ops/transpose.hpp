@@ -14,7 +14,6 @@ struct Transpose {
   auto params() const { return std::tuple{perm}; }
   bool operator==(Transpose const&) const = default;
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    detail::check_arity<Transpose>(in);
     auto const& x = in[0].shape;
     if (perm.size() != x.rank())
       throw ShapeError("Transpose of " + x.to_string() + ": perm [" + detail::ints(perm) + "] has the wrong length");

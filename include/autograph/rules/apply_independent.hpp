@@ -14,6 +14,7 @@
 // (rewrite() refuses a rewrite that closes a cycle).
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -27,10 +28,37 @@ struct IndependentRewrites {
   std::vector<std::size_t> applied;  // positions in the given match list, in order of application
 };
 
+/// What apply_independent() needs of an engine: apply a match it found (RuleEngine, or one
+/// rule alone: OneRule).
+template <class E, class Set>
+concept MatchApplier = requires(E const& e, Graph<Set> const& g, FoundMatch const& f, RewriteOptions const& o) {
+  { e.apply(g, f, o) } -> std::same_as<std::optional<Rewritten<Set>>>;
+  { e.find_matches(g) } -> std::same_as<std::vector<FoundMatch>>;
+};
+
+/// One rule as an engine of one (rule 0): matching and applying it instantiates only that rule,
+/// not a RuleEngine's runtime (TASO) rules.
+template <class Set, class R>
+struct OneRule {
+  R rule;
+  std::size_t size() const { return 1; }
+  std::string_view name(std::size_t) const { return rule_name(rule); }
+  std::vector<FoundMatch> find_matches(Graph<Set> const& g) const {
+    MatchIndex<Set> idx(g);
+    std::vector<FoundMatch> out;
+    for_each_match(rule, idx, [&](Match const& m) { out.push_back({0, m}); });
+    return out;
+  }
+  std::vector<FoundMatch> find_matches(Graph<Set> const& g, std::uint32_t) const { return find_matches(g); }
+  std::optional<Rewritten<Set>> apply(Graph<Set> const& g, FoundMatch const& f, RewriteOptions const& o = {}, std::string* why = nullptr) const {
+    return rewrite(g, rule, f.match, o, why);
+  }
+};
+
 /// Applies `matches` to `g` in the given order, skipping each match that touches what an
 /// earlier applied one changed, and each whose target cannot be built.
-template <class Set, class List>
-IndependentRewrites<Set> apply_independent(RuleEngine<Set, List> const& engine, Graph<Set> const& g, std::span<FoundMatch const> matches,
+template <class Set, MatchApplier<Set> Engine>
+IndependentRewrites<Set> apply_independent(Engine const& engine, Graph<Set> const& g, std::span<FoundMatch const> matches,
                                            RewriteOptions const& o = {}) {
   IndependentRewrites<Set> out{g, {}};
   std::vector<char> touched(g.id_bound(), 0);
@@ -61,8 +89,8 @@ IndependentRewrites<Set> apply_independent(RuleEngine<Set, List> const& engine, 
 /// inputs), until all are applied or a pass applies none. Fusing each convolution of a chain
 /// conv → relu → conv → relu with its ReLU touches the next one's input, so one pass fuses
 /// every other link; the passes take them all. `applied` positions refer to `matches`.
-template <class Set, class List>
-IndependentRewrites<Set> apply_rebasing(RuleEngine<Set, List> const& engine, Graph<Set> const& g, std::span<FoundMatch const> matches,
+template <class Set, MatchApplier<Set> Engine>
+IndependentRewrites<Set> apply_rebasing(Engine const& engine, Graph<Set> const& g, std::span<FoundMatch const> matches,
                                         RewriteOptions const& o = {}) {
   IndependentRewrites<Set> out{g, {}};
   std::vector<FoundMatch> pending(matches.begin(), matches.end());
