@@ -2,7 +2,7 @@
 // correct graphs with large activations pass, outputs that do not move with the inputs are not
 // counted as verified, and an unsound TASO-format rule fails verification end to end.
 #include <autograph/graph/builder.hpp>
-#include <autograph/search/baselines.hpp>
+#include <autograph/experiments/baselines.hpp>
 #include <gtest/gtest.h>
 
 using namespace autograph;
