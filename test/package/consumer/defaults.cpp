@@ -15,7 +15,7 @@ int main() {
   using namespace autograph;
   GraphBuilder b;
   auto x = b.input("x", {1, 3, 8, 8});
-  auto y = b.relu(b.conv2d(x, 4, {3, 3}, {.pad = {1, 1, 1, 1}}));
+  auto y = b.relu(b.conv2d(x, 4, {3, 3}));
   auto g = std::move(b).build({y});
   rules::DefaultEngine engine;
   bool fused = false;
