@@ -4,7 +4,7 @@
 #include <benchmark/benchmark.h>
 
 #include <autograph/models/zoo.hpp>
-#include <autograph/rules/engine.hpp>
+#include <autograph/rules/default_engine.hpp>
 #include <autograph/rules/taso_loader.hpp>
 
 #include <filesystem>
@@ -29,8 +29,8 @@ Graph<> const& model(std::string_view name) {
 enum class Which { built_in, taso, all };
 
 void match_pass(benchmark::State& state, std::string_view name, Which which) {
-  static rules::RuleEngine<BuiltinOps> const all(taso_or_none());
-  static rules::RuleEngine<BuiltinOps> const built_in;
+  static rules::DefaultEngine const all(taso_or_none());
+  static rules::DefaultEngine const built_in;
   static rules::RuleEngine<BuiltinOps, rules::Rules<>> const taso(taso_or_none());
   Graph<> const& g = model(name);
   if (which != Which::built_in && all.size() == rules::Default::size) {

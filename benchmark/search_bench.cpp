@@ -5,6 +5,7 @@
 
 #include "autograph/models/zoo.hpp"
 #include "autograph/runtime/simulated_runtime.hpp"
+#include "autograph/rules/default_engine.hpp"
 #include "autograph/search/optimizer.hpp"
 
 namespace autograph {

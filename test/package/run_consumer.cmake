@@ -1,4 +1,5 @@
-# Installs autograph (headers + package config) and builds a consumer against it.
+# Builds and installs autograph (headers, autograph::defaults, package config) and builds two
+# consumers against it: one header-only, one linking autograph::defaults.
 file(REMOVE_RECURSE ${BUILD_DIR})
 function(run)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -9,9 +10,11 @@ endfunction()
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${BUILD_DIR}/lib -DCMAKE_CXX_COMPILER=${CXX}
     -DAUTOGRAPH_BUILD_TESTS=OFF -DAUTOGRAPH_BUILD_BENCHMARKS=OFF -DAUTOGRAPH_BUILD_TOOLS=OFF
     -DAUTOGRAPH_BUILD_EXAMPLES=OFF -DAUTOGRAPH_CUDA=OFF -DCMAKE_INSTALL_PREFIX=${BUILD_DIR}/prefix)
+run(${CMAKE_COMMAND} --build ${BUILD_DIR}/lib --parallel 2)
 run(${CMAKE_COMMAND} --install ${BUILD_DIR}/lib)
 run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${BUILD_DIR}/consumer -DCMAKE_CXX_COMPILER=${CXX}
     -DCMAKE_PREFIX_PATH=${BUILD_DIR}/prefix)
 run(${CMAKE_COMMAND} --build ${BUILD_DIR}/consumer)
 run(${BUILD_DIR}/consumer/consumer)
-message(STATUS "consumer built against the installed package and ran")
+run(${BUILD_DIR}/consumer/consumer_defaults)
+message(STATUS "both consumers built against the installed package and ran")

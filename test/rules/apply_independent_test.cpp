@@ -10,11 +10,12 @@
 #include <autograph/graph/validate.hpp>
 #include <autograph/models/zoo.hpp>
 #include <autograph/rules/apply_independent.hpp>
+#include <autograph/rules/default_engine.hpp>
 
 namespace autograph::rules {
 namespace {
 
-using Engine = RuleEngine<BuiltinOps>;
+using Engine = DefaultEngine;
 
 std::vector<FoundMatch> matches_of(Engine const& e, Graph<> const& g, std::string_view rule) {
   std::vector<FoundMatch> out;

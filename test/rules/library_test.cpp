@@ -5,7 +5,7 @@
 #include <autograph/graph/builder.hpp>
 #include <autograph/graph/validate.hpp>
 #include <autograph/graph/weights.hpp>
-#include <autograph/rules/engine.hpp>
+#include <autograph/rules/default_engine.hpp>
 #include <autograph/rules/verify.hpp>
 
 #include <set>
@@ -194,7 +194,7 @@ TEST(Library, ConvBiasAddBecomesTheConvBias) {
 }
 
 TEST(Engine, NumbersTypedRulesAndFindsAllMatches) {
-  RuleEngine<BuiltinOps> engine;
+  DefaultEngine engine;
   EXPECT_EQ(engine.size(), Default::size);
   EXPECT_EQ(engine.name(0), "fuse-conv-relu");
   GraphBuilder b;

@@ -6,7 +6,7 @@
 #include <autograph/graph/builder.hpp>
 #include <autograph/graph/validate.hpp>
 #include <autograph/graph/weights.hpp>
-#include <autograph/rules/engine.hpp>
+#include <autograph/rules/default_engine.hpp>
 #include <autograph/rules/taso_loader.hpp>
 #include <autograph/rules/verify.hpp>
 
@@ -136,7 +136,7 @@ TEST(Taso, ElementwiseOpsDoNotBroadcast) {
 
 TEST(Taso, EngineNumbersBuiltInThenTasoRules) {
   REQUIRE_TASO_FILE();
-  RuleEngine<BuiltinOps> engine(load_taso_rules(taso_file()));
+  DefaultEngine engine(load_taso_rules(taso_file()));
   EXPECT_EQ(engine.size(), Default::size + 133);
   EXPECT_EQ(engine.name(Default::size + 64), "taso-064");
   GraphBuilder b;

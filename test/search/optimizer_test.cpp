@@ -1,7 +1,7 @@
 // The AutoGraph optimizer and the baselines, end to end on real (reduced-resolution) models:
 // results must be equivalent to the input on the reference executor and never slower.
 #include <autograph/models/zoo.hpp>
-#include <autograph/search/baselines.hpp>
+#include <autograph/experiments/baselines.hpp>
 #include <gtest/gtest.h>
 
 using namespace autograph;

@@ -11,7 +11,7 @@
 #include <autograph/io/onnx/importer.hpp>
 #include <autograph/models/zoo.hpp>
 #include <autograph/rules/taso_loader.hpp>
-#include <autograph/search/baselines.hpp>
+#include <autograph/experiments/baselines.hpp>
 
 #include <nlohmann/json.hpp>
 

@@ -1,8 +1,7 @@
 // autograph verify-rules [--taso FILE]: checks every rule numerically (rules/verify.hpp): random
 // graphs containing a match, rewritten, run on the reference executor before and after.
-#include <autograph/rules/engine.hpp>
+#include <autograph/rules/default_verification.hpp>
 #include <autograph/rules/taso_loader.hpp>
-#include <autograph/rules/verify.hpp>
 
 #include <iostream>
 #include <memory>

@@ -1,9 +1,11 @@
 #pragma once
-// RuleEngine: a compile-time rule list (rules::Default unless told otherwise) plus runtime rules
-// (TASO's collection) behind one numbering, so that search sees "rule i" whatever its kind.
-// One match pass builds the MatchIndex once and runs every rule from its root types.
+// RuleEngine: a compile-time rule list plus runtime rules (TASO's collection) behind one
+// numbering, so that search sees "rule i" whatever its kind. One match pass builds the
+// MatchIndex once and runs every rule from its root types. The engine over the built-in
+// library is rules::DefaultEngine (rules/default_engine.hpp); this header does not include the
+// library, so code that names its own rules does not compile all 35 built-in ones.
 //
-//   rules::RuleEngine<BuiltinOps> engine(rules::load_taso_rules(path));
+//   rules::DefaultEngine engine(rules::load_taso_rules(path));
 //   for (auto const& f : engine.find_matches(g))
 //     if (auto r = engine.apply(g, f)) candidates.push_back(std::move(r->graph));
 #include <array>
@@ -12,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "autograph/rules/library/default.hpp"
 #include "autograph/rules/rule.hpp"
 #include "autograph/rules/taso_rule.hpp"
 
@@ -24,7 +25,7 @@ struct FoundMatch {
   Match match;
 };
 
-template <class Set, class List = Default>
+template <class Set, class List>
 class RuleEngine;
 
 template <class Set, class... Rs>

@@ -166,7 +166,7 @@ class ReferenceExecutor {
 };
 
 #if defined(AUTOGRAPH_PRECOMPILED) && !defined(AUTOGRAPH_PRECOMPILED_SOURCE)
-// Instantiated once in src/precompiled.cpp for the project's own programs (compile time).
+// Instantiated once in src/defaults/ (autograph::defaults) for the programs that link it (compile time).
 extern template class ReferenceExecutor<BuiltinOps>;
 #endif
 

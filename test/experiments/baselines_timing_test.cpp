@@ -6,7 +6,7 @@
 
 #include <autograph/graph/builder.hpp>
 #include <autograph/graph/weights.hpp>
-#include <autograph/search/baselines.hpp>
+#include <autograph/experiments/baselines.hpp>
 
 #include <chrono>
 

@@ -14,6 +14,9 @@
 //
 // Every optimized graph is checked against the original on the reference executor (random
 // weights and inputs) before it is reported; a mismatch is a failure, never a result.
+//
+// These are experiments (the papers' comparisons), not part of the search: they sit above
+// search/, schedule/ and runtime/ and nothing in the library depends on them.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -24,6 +27,7 @@
 
 #include "autograph/graph/stats.hpp"
 #include "autograph/graph/weights.hpp"
+#include "autograph/rules/default_engine.hpp"
 #include "autograph/runtime/reference_executor.hpp"
 #include "autograph/runtime/simulated_runtime.hpp"
 #include "autograph/schedule/nimble.hpp"
@@ -170,5 +174,23 @@ std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOpti
   }
   return out;
 }
+
+#if defined(AUTOGRAPH_PRECOMPILED)
+// The default configurations, compiled once per simulated device in src/defaults/ for programs
+// that link autograph::defaults: the tool instantiated all five devices' searches in one
+// translation unit (100-145 s of CPU).
+#define AUTOGRAPH_DEFAULT_BASELINES(D)                                                                                                     \
+  extern template class Optimizer<Graph<BuiltinOps>, rules::Default, SumCost, SimulatedRuntime<D, schedule::Sequential>>;                \
+  extern template class Optimizer<Graph<BuiltinOps>, rules::Default, MixedCriticalPath<0.25>, SimulatedRuntime<D, schedule::Nimble>>;   \
+  extern template std::vector<BaselineResult<BuiltinOps>> run_baselines<D, rules::Default, BuiltinOps>(                                    \
+      Graph<BuiltinOps> const&, BaselineOptions const&, std::vector<rules::TasoRule<BuiltinOps>> const&);
+extern template Verification verify_equivalent<BuiltinOps>(Graph<BuiltinOps> const&, Graph<BuiltinOps> const&, double, std::uint64_t);
+AUTOGRAPH_DEFAULT_BASELINES(devices::H100)
+AUTOGRAPH_DEFAULT_BASELINES(devices::H200)
+AUTOGRAPH_DEFAULT_BASELINES(devices::A100)
+AUTOGRAPH_DEFAULT_BASELINES(devices::V100)
+AUTOGRAPH_DEFAULT_BASELINES(devices::RTX2080Ti)
+#undef AUTOGRAPH_DEFAULT_BASELINES
+#endif
 
 }  // namespace autograph
