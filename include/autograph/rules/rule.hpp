@@ -62,11 +62,32 @@ concept Rule = requires(R const& r, MatchIndex<Set> const& idx, NodeId n, MatchS
   { r.template apply<Set>(rw, m) } -> std::same_as<Target>;
 };
 
+/// Random concrete graphs containing a match of rule R, for numerical verification; lives beside
+/// the rule, not inside it:
+///   template <> struct RuleExample<FactorMulOverAdd> {
+///     template <class Set> static Graph<Set> make(std::mt19937_64& rng);
+///   };
+/// (A rule may instead have a static example<Set>(rng), as rules written before the trait do.)
+template <class R>
+struct RuleExample {};
+
 /// Rules that can make random concrete graphs containing a match (for numerical verification).
 template <class R, class Set>
-concept VerifiableRule = Rule<R, Set> && requires(R const& r, std::mt19937_64& rng) {
-  { r.template example<Set>(rng) } -> std::same_as<Graph<Set>>;
-};
+concept VerifiableRule = Rule<R, Set> && (requires(std::mt19937_64& rng) {
+                                            { RuleExample<R>::template make<Set>(rng) } -> std::same_as<Graph<Set>>;
+                                          } || requires(R const& r, std::mt19937_64& rng) {
+                                            { r.template example<Set>(rng) } -> std::same_as<Graph<Set>>;
+                                          });
+
+/// A random example graph of a VerifiableRule.
+template <class Set, class R>
+  requires VerifiableRule<R, Set>
+Graph<Set> make_example(R const& rule, std::mt19937_64& rng) {
+  if constexpr (requires { RuleExample<R>::template make<Set>(rng); })
+    return RuleExample<R>::template make<Set>(rng);
+  else
+    return rule.template example<Set>(rng);
+}
 
 /// Matching and roots for rules whose source is a Pattern (Derived::source<Set>()).
 template <class Derived>
