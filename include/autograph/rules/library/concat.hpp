@@ -90,20 +90,6 @@ struct UnaryThroughConcat {
   static Target apply(Rewriter<Set>& rw, Match const& m) {
     return detail::apply_through_concat<Set, 1>(rw, m);
   }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
-    GraphBuilder<Set> b;
-    std::int64_t axis = detail::pick(rng, {0, 1, 2});
-    std::vector<Value> parts;
-    int kind = static_cast<int>(detail::pick(rng, {0, 1, 2}));
-    for (std::int64_t i = 0, n = detail::pick(rng, {2, 3, 4}); i < n; ++i) {
-      Shape s{3, 4, 5};
-      s[static_cast<std::size_t>(axis)] = detail::pick(rng, {1, 2, 3});
-      Value x = b.input("x" + std::to_string(i), s);
-      parts.push_back(kind == 0 ? b.relu(x) : kind == 1 ? b.sigmoid(x) : b.scale(x, -1.f, 1.f));
-    }
-    return std::move(b).build({b.concat(parts, axis)});
-  }
 };
 
 struct BinaryThroughConcat {
@@ -119,20 +105,6 @@ struct BinaryThroughConcat {
   template <class Set>
   static Target apply(Rewriter<Set>& rw, Match const& m) {
     return detail::apply_through_concat<Set, 2>(rw, m);
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
-    GraphBuilder<Set> b;
-    std::int64_t axis = detail::pick(rng, {0, 1, -1});
-    bool mul = detail::coin(rng);
-    std::vector<Value> parts;
-    Value shared = b.input("s", {2, 3, 4});
-    for (std::int64_t i = 0, n = detail::pick(rng, {2, 3}); i < n; ++i) {
-      Value x = b.input("x" + std::to_string(i), {2, 3, 4});
-      Value y = i == 0 ? shared : b.input("y" + std::to_string(i), {2, 3, 4});
-      parts.push_back(mul ? b.mul(x, y) : b.add(y, x));
-    }
-    return std::move(b).build({b.concat(parts, axis)});
   }
 };
 
@@ -170,22 +142,6 @@ struct SplitConcatCancel {
   static Target apply(Rewriter<Set>& rw, Match const& m) {
     return Target(rw.graph()[m.node(0)].inputs);
   }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
-    GraphBuilder<Set> b;
-    std::int64_t axis = detail::pick(rng, {0, 1});
-    std::vector<Value> parts;
-    std::vector<std::int64_t> sizes;
-    for (std::int64_t i = 0, n = detail::pick(rng, {2, 3}); i < n; ++i) {
-      sizes.push_back(detail::pick(rng, {1, 2, 3}));
-      Shape s{4, 3};
-      s[static_cast<std::size_t>(axis)] = sizes.back();
-      parts.push_back(b.relu(b.input("x" + std::to_string(i), s)));
-    }
-    auto pieces = b.split(b.concat(parts, axis), axis, sizes);
-    for (auto& p : pieces) p = b.sigmoid(p);
-    return std::move(b).build(pieces);
-  }
 };
 
 struct ConcatSplitCancel {
@@ -220,8 +176,68 @@ struct ConcatSplitCancel {
     auto const& g = rw.graph();
     return {g[g[m.node(0)].inputs[0].node].inputs[0]};
   }
+};
+
+template <>
+struct RuleExample<UnaryThroughConcat> {
   template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
+    GraphBuilder<Set> b;
+    std::int64_t axis = detail::pick(rng, {0, 1, 2});
+    std::vector<Value> parts;
+    int kind = static_cast<int>(detail::pick(rng, {0, 1, 2}));
+    for (std::int64_t i = 0, n = detail::pick(rng, {2, 3, 4}); i < n; ++i) {
+      Shape s{3, 4, 5};
+      s[static_cast<std::size_t>(axis)] = detail::pick(rng, {1, 2, 3});
+      Value x = b.input("x" + std::to_string(i), s);
+      parts.push_back(kind == 0 ? b.relu(x) : kind == 1 ? b.sigmoid(x) : b.scale(x, -1.f, 1.f));
+    }
+    return std::move(b).build({b.concat(parts, axis)});
+  }
+};
+
+template <>
+struct RuleExample<BinaryThroughConcat> {
+  template <class Set>
+  static Graph<Set> make(std::mt19937_64& rng) {
+    GraphBuilder<Set> b;
+    std::int64_t axis = detail::pick(rng, {0, 1, -1});
+    bool mul = detail::coin(rng);
+    std::vector<Value> parts;
+    Value shared = b.input("s", {2, 3, 4});
+    for (std::int64_t i = 0, n = detail::pick(rng, {2, 3}); i < n; ++i) {
+      Value x = b.input("x" + std::to_string(i), {2, 3, 4});
+      Value y = i == 0 ? shared : b.input("y" + std::to_string(i), {2, 3, 4});
+      parts.push_back(mul ? b.mul(x, y) : b.add(y, x));
+    }
+    return std::move(b).build({b.concat(parts, axis)});
+  }
+};
+
+template <>
+struct RuleExample<SplitConcatCancel> {
+  template <class Set>
+  static Graph<Set> make(std::mt19937_64& rng) {
+    GraphBuilder<Set> b;
+    std::int64_t axis = detail::pick(rng, {0, 1});
+    std::vector<Value> parts;
+    std::vector<std::int64_t> sizes;
+    for (std::int64_t i = 0, n = detail::pick(rng, {2, 3}); i < n; ++i) {
+      sizes.push_back(detail::pick(rng, {1, 2, 3}));
+      Shape s{4, 3};
+      s[static_cast<std::size_t>(axis)] = sizes.back();
+      parts.push_back(b.relu(b.input("x" + std::to_string(i), s)));
+    }
+    auto pieces = b.split(b.concat(parts, axis), axis, sizes);
+    for (auto& p : pieces) p = b.sigmoid(p);
+    return std::move(b).build(pieces);
+  }
+};
+
+template <>
+struct RuleExample<ConcatSplitCancel> {
+  template <class Set>
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     std::int64_t axis = detail::pick(rng, {1, 2});
     std::vector<std::int64_t> sizes{detail::pick(rng, {1, 2}), detail::pick(rng, {2, 3}), 1};
