@@ -107,7 +107,13 @@ constexpr auto OpExpr<O, Flags, C, In...>::check(F) const {
   return Checked<OpExpr, F>{};
 }
 
-/// op<O>(inputs...): a node of operator type O.
+/// A class of operator types computed from the operator set (a concept such as "ops that merge
+/// along channels"): O has `using op_class_tag = void`, a `label`, and types<Set>() returning
+/// the type ids. op<O>(inputs...) then matches any of those types; m[node] is the AnyOp.
+template <class O>
+concept OpClass = requires { typename O::op_class_tag; };
+
+/// op<O>(inputs...): a node of operator type (or OpClass) O.
 template <class O>
 struct OpMaker {
   template <class... In>
@@ -218,8 +224,11 @@ class Bindings {
   }
   template <class E>
     requires(!detail::is_variable<E>)
-  typename E::op_type const& operator[](E e) const {
-    return *g_[node(e)].op.template get_if<typename E::op_type>();
+  decltype(auto) operator[](E e) const {
+    if constexpr (dsl::OpClass<typename E::op_type>)
+      return (g_[node(e)].op);  // AnyOp const&
+    else
+      return *g_[node(e)].op.template get_if<typename E::op_type>();
   }
   template <class E>
   NodeId node(E) const {
@@ -276,7 +285,13 @@ struct SourceCompiler {
   template <class O, unsigned F, class... C, class... In>
   Operand declare(dsl::OpExpr<O, F, dsl::Checks<C...>, In...>) {
     std::initializer_list<Operand> ins{operand<In>()...};  // a braced list runs left to right: post-order
-    auto n = p.op(is<O>, ins);
+    if constexpr (dsl::OpClass<O>)
+      return flags<F, C...>(p.op_of(O::template types<Set>(), ins, std::string(O::label)));
+    else
+      return flags<F, C...>(p.op(is<O>, ins));
+  }
+  template <unsigned F, class... C, class N>
+  static Operand flags(N n) {
     if constexpr ((F & dsl::commutative_flag) != 0) n.commutative();
     if constexpr ((F & dsl::extra_inputs_flag) != 0) n.extra_inputs();
     (n.when(C{}), ...);
@@ -344,6 +359,7 @@ struct TargetBuilder {
   }
   template <class O, unsigned F, class C, class... In>
   Value make(dsl::OpExpr<O, F, C, In...>, std::string name) {
+    static_assert(!dsl::OpClass<O>, "a target builds concrete ops: copy a matched one with node.with(inputs...)");
     return rw.add(O{}, {value<In>()...}, std::move(name));
   }
   template <class N, class... In>
