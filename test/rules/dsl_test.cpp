@@ -104,5 +104,36 @@ TEST(Dsl, TargetBuildsInPostOrderNamedAfterTheRoot) {
   EXPECT_EQ(h[sum.node].inputs[1], r);
 }
 
+/// Relu or Sigmoid: an operator class, as ChannelMergeable ops are computed from the set.
+struct ReluOrSigmoid {
+  using op_class_tag = void;
+  static constexpr std::string_view label = "ReluOrSigmoid";
+  template <class Set>
+  static std::span<void const* const> types() {
+    static void const* const t[] = {AnyOp::type_id_of<Relu>(), AnyOp::type_id_of<Sigmoid>()};
+    return t;
+  }
+};
+struct DoubleActivation : Rewrite<DoubleActivation, "test-double-activation"> {
+  static constexpr auto act = op<ReluOrSigmoid>(x);
+  static constexpr auto from = add(act, act);
+  static constexpr auto to = act.with(x);
+};
+using ClassBindings = Bindings<std::remove_cvref_t<decltype(DoubleActivation::from)>, BuiltinOps>;
+static_assert(std::is_same_v<decltype(std::declval<ClassBindings>()[DoubleActivation::act]), AnyOp const&>);
+
+TEST(Dsl, AnOperatorClassNodeMatchesEachOfItsTypes) {
+  auto const& pat = DoubleActivation::pattern<BuiltinOps>();
+  EXPECT_EQ(pat.nodes[0].types.size(), 2u);
+  GraphBuilder<> b;
+  auto x = b.input("x", {4});
+  Value r = b.relu(x), s = b.sigmoid(x), t = b.tanh(x);
+  auto g = std::move(b).build({b.add(r, r), b.add(s, s), b.add(t, t)});
+  auto ms = matches_of<DoubleActivation>(g);
+  ASSERT_EQ(ms.size(), 2u);  // not tanh
+  auto m = ClassBindings(g, ms[1]);
+  EXPECT_EQ(m[DoubleActivation::act].type_id(), AnyOp::type_id_of<Sigmoid>());
+}
+
 }  // namespace
 }  // namespace autograph::rules
