@@ -110,14 +110,7 @@ std::vector<Value> parallel_convs_example(GraphBuilder<Set>& b, std::mt19937_64&
 }  // namespace detail
 
 /// Two independent convs of the same shape, one of them the root; the other is any later conv.
-struct MergeParallelConvs {
-  static constexpr std::string_view name = "merge-parallel-convs";
-
-  template <class Set>
-  static std::span<void const* const> roots() {
-    static void const* const t[] = {AnyOp::type_id_of<Conv2D>()};
-    return t;
-  }
+struct MergeParallelConvs : HandMatcher<"merge-parallel-convs", Conv2D> {
   template <class Set>
   static void match(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why = nullptr) {
     auto const& g = idx.graph();
@@ -125,16 +118,12 @@ struct MergeParallelConvs {
     for (NodeId other : idx.nodes_of(AnyOp::type_id_of<Conv2D>())) {
       if (other <= root || idx.weight_only(other) || !detail::parallel_convs(g, root, other)) continue;
       if (idx.reaches(root, other) || idx.reaches(other, root)) {  // one reads the other: not parallel
-        if (why) *why = "one conv depends on the other";
+        fail(why, "one conv depends on the other");
         continue;
       }
       m.nodes.assign({root, other});
       m.outputs.assign({Value{root, 0}, Value{other, 0}});
-      if (Status s = accept(idx, m); !s) {
-        if (why) *why = s.why;
-        continue;
-      }
-      sink(m);
+      offer(idx, m, sink, why);
     }
   }
   template <class Set>
@@ -147,35 +136,24 @@ struct MergeParallelConvs {
   }
 };
 
-struct ConcatConvsToGroupedConv {
-  static constexpr std::string_view name = "concat-convs-to-grouped-conv";
-
-  template <class Set>
-  static std::span<void const* const> roots() {
-    static void const* const t[] = {AnyOp::type_id_of<Concat>()};
-    return t;
-  }
+struct ConcatConvsToGroupedConv : HandMatcher<"concat-convs-to-grouped-conv", Concat> {
   template <class Set>
   static void match(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why = nullptr) {
     auto const& g = idx.graph();
-    auto fail = [&](char const* r) {
-      if (why) *why = r;
-    };
     auto const& cat = g[root];
-    if (cat.inputs.size() < 2) return fail("a concat of one value");
-    if (g.desc({root, 0}).shape.normalize_axis(detail::op_at<Concat>(g, root).axis) != 1) return fail("the concat is not along channels");
+    if (cat.inputs.size() < 2) return fail(why, "a concat of one value");
+    if (g.desc({root, 0}).shape.normalize_axis(detail::op_at<Concat>(g, root).axis) != 1) return fail(why, "the concat is not along channels");
     Match m;
     for (Value v : cat.inputs) {
-      if (v.port != 0 || !g[v.node].op.template is<Conv2D>()) return fail("a concat input is not a conv");
-      if (m.contains(v.node)) return fail("a conv feeds the concat twice");
+      if (v.port != 0 || !g[v.node].op.template is<Conv2D>()) return fail(why, "a concat input is not a conv");
+      if (m.contains(v.node)) return fail(why, "a conv feeds the concat twice");
       for (NodeId k : m.nodes)
-        if (g[k].inputs[0] == g[v.node].inputs[0] || !detail::parallel_convs(g, m.node(0), v.node)) return fail("the convs differ in shape or share an input");
+        if (g[k].inputs[0] == g[v.node].inputs[0] || !detail::parallel_convs(g, m.node(0), v.node)) return fail(why, "the convs differ in shape or share an input");
       m.nodes.push_back(v.node);
     }
     m.nodes.push_back(root);
     m.outputs.push_back({root, 0});
-    if (Status s = accept(idx, m); !s) return fail(s.why);
-    sink(m);
+    offer(idx, m, sink, why);
   }
   template <class Set>
   static Target apply(Rewriter<Set>& rw, Match const& m) {

@@ -105,9 +105,7 @@ struct MergeSiblingOps : PatternRule<MergeSiblingOps> {
 };
 
 /// All k >= 3 mutually mergeable siblings at once (one match per group, rooted at its first op).
-struct MergeAllSiblingOps {
-  static constexpr std::string_view name = "merge-all-sibling-ops";
-
+struct MergeAllSiblingOps : HandMatcher<"merge-all-sibling-ops"> {
   template <class Set>
   static std::span<void const* const> roots() {
     return ChannelMergeTable<Set>::get().types;
@@ -115,24 +113,20 @@ struct MergeAllSiblingOps {
   template <class Set>
   static void match(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why = nullptr) {
     auto const& g = idx.graph();
-    auto fail = [&](char const* r) {
-      if (why) *why = r;
-    };
-    if (g[root].inputs.empty()) return fail("the op has no data input");
+    if (g[root].inputs.empty()) return fail(why, "the op has no data input");
     Value x = g[root].inputs[0];
     Match m;
     m.nodes.push_back(root);
     for (Use u : g.users(x.node)) {
       if (u.input != 0 || u.node == root || g[u.node].inputs[0] != x || m.contains(u.node)) continue;
       if (!detail::siblings_merge(g, root, u.node)) continue;
-      if (u.node < root) return fail("a mergeable sibling with a smaller id roots this group");
+      if (u.node < root) return fail(why, "a mergeable sibling with a smaller id roots this group");
       m.nodes.push_back(u.node);
     }
-    if (m.nodes.size() < 3) return fail("fewer than three mergeable siblings (merge-sibling-ops merges pairs)");
+    if (m.nodes.size() < 3) return fail(why, "fewer than three mergeable siblings (merge-sibling-ops merges pairs)");
     std::ranges::sort(m.nodes);
     for (NodeId n : m.nodes) m.outputs.push_back({n, 0});
-    if (Status s = accept(idx, m); !s) return fail(s.why);
-    sink(m);
+    offer(idx, m, sink, why);
   }
   template <class Set>
   static Target apply(Rewriter<Set>& rw, Match const& m) {
