@@ -1,11 +1,12 @@
 // Extending the rule engine without editing the library:
-//  1. a user-defined rule (fuse x * sigmoid(x) into one Swish op), written as a Pattern;
+//  1. a user-defined rule (fuse x * sigmoid(x) into one Swish op), written as two expressions;
 //  2. a user-defined op (a fully connected layer with weights stored [out, in]) that opts into
 //     ChannelMergeable — and so is merged by the library's generic merge-sibling-ops rule, which
 //     was written for Conv2D and MatMul and knows nothing of it.
 // Both rules are verified numerically; the optimized graph is checked against the original.
 #include <autograph/autograph.hpp>
 #include <autograph/rules/engine.hpp>
+#include <autograph/rules/expr.hpp>
 #include <autograph/rules/verify.hpp>
 
 #include <cmath>
@@ -63,30 +64,23 @@ struct Dense {
 using Ops = extend_t<BuiltinOps, Swish, Dense>;
 
 /// The user-defined rule: x * sigmoid(x) => swish(x), in either operand order.
-struct FuseSwish : rules::PatternRule<FuseSwish> {
-  static constexpr std::string_view name = "fuse-swish";
+struct FuseSwish : rules::Rewrite<FuseSwish, "fuse-swish"> {
+  static constexpr auto from = rules::dsl::mul(rules::dsl::x, rules::dsl::op<Sigmoid>(rules::dsl::x)).commutative();
+  static constexpr auto to = rules::dsl::op<Swish>(rules::dsl::x);
+};
+
+}  // namespace my
+
+/// Random graphs containing a match, for numerical verification (beside the rule, not in it).
+template <>
+struct autograph::rules::RuleExample<my::FuseSwish> {
   template <class Set>
-  static rules::Pattern<Set> source() {
-    rules::PatternBuilder<Set> p;
-    rules::Var x = p.var();
-    auto s = p.op(rules::is<Sigmoid>, {x});
-    auto m = p.op(rules::is<Mul>, {x, s}).commutative();
-    p.output(m);
-    return std::move(p).build();
-  }
-  template <class Set>
-  static rules::Target apply(rules::Rewriter<Set>& rw, rules::Match const& m) {
-    return {rw.add(Swish{}, {m.var(0)}, rw.graph()[m.node(1)].name)};
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     auto x = b.input("x", {2, static_cast<std::int64_t>(3 + rng() % 4)});
     return std::move(b).build({b.mul(b.sigmoid(x), x)});
   }
 };
-
-}  // namespace my
 
 /// Dense opts into the generic channel merge: weights concatenate along axis 0 (rows = output
 /// features), so does the bias, and the output splits along its last axis.

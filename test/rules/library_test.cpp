@@ -74,6 +74,10 @@ struct WrongFusion : FuseActivation<"wrong-fusion", Conv2D, Relu> {
     c.act = Activation::sigmoid;
     return {rw.add(c, n.inputs)};
   }
+  template <class Set>
+  static Graph<Set> example(std::mt19937_64& rng) {
+    return RuleExample<FuseConvRelu>::make<Set>(rng);
+  }
 };
 /// Merges siblings but hands their outputs back swapped (shapes agree when channels do).
 struct SwappedMerge : MergeSiblingOps {

@@ -4,10 +4,10 @@
 // A rule has a kebab-case name, the operator types its root may have (the matcher looks those
 // up in the MatchIndex), a match() that reports every mapping rooted at a node, and an apply()
 // that builds the target through a Rewriter and returns the values that replace the match's
-// mapped outputs. Declarative rules derive from PatternRule and only write source() (a
-// Pattern) and apply(); rules whose source has a variable number of ops (a concat of any
-// arity) write match() by hand and end it with accept(). TASO's rules are data: one runtime
-// type (TasoRule) models the same concept.
+// mapped outputs. Declarative rules derive from Rewrite (rules/expr.hpp) or PatternRule;
+// rules whose source has a variable number of ops (a concat of any arity) derive from
+// HandMatcher, write match() by hand and end it with offer() (accept()). TASO's rules are
+// data: one runtime type (TasoRule) models the same concept.
 //
 //   struct FuseSwish : PatternRule<FuseSwish> {
 //     static constexpr std::string_view name = "fuse-swish";
@@ -62,11 +62,32 @@ concept Rule = requires(R const& r, MatchIndex<Set> const& idx, NodeId n, MatchS
   { r.template apply<Set>(rw, m) } -> std::same_as<Target>;
 };
 
+/// Random concrete graphs containing a match of rule R, for numerical verification; lives beside
+/// the rule, not inside it:
+///   template <> struct RuleExample<FactorMulOverAdd> {
+///     template <class Set> static Graph<Set> make(std::mt19937_64& rng);
+///   };
+/// (A rule may instead have a static example<Set>(rng), as rules written before the trait do.)
+template <class R>
+struct RuleExample {};
+
 /// Rules that can make random concrete graphs containing a match (for numerical verification).
 template <class R, class Set>
-concept VerifiableRule = Rule<R, Set> && requires(R const& r, std::mt19937_64& rng) {
-  { r.template example<Set>(rng) } -> std::same_as<Graph<Set>>;
-};
+concept VerifiableRule = Rule<R, Set> && (requires(std::mt19937_64& rng) {
+                                            { RuleExample<R>::template make<Set>(rng) } -> std::same_as<Graph<Set>>;
+                                          } || requires(R const& r, std::mt19937_64& rng) {
+                                            { r.template example<Set>(rng) } -> std::same_as<Graph<Set>>;
+                                          });
+
+/// A random example graph of a VerifiableRule.
+template <class Set, class R>
+  requires VerifiableRule<R, Set>
+Graph<Set> make_example(R const& rule, std::mt19937_64& rng) {
+  if constexpr (requires { RuleExample<R>::template make<Set>(rng); })
+    return RuleExample<R>::template make<Set>(rng);
+  else
+    return rule.template example<Set>(rng);
+}
 
 /// Matching and roots for rules whose source is a Pattern (Derived::source<Set>()).
 template <class Derived>
@@ -84,6 +105,28 @@ struct PatternRule {
   template <class Set>
   static void match(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why = nullptr) {
     match_pattern(pattern<Set>(), idx, root, sink, why);
+  }
+};
+
+/// Base of a rule matched by hand, because its source has a variable number of ops (a concat of
+/// any arity): roots are the ops of types Roots (or Derived's own roots()); match() records why a
+/// candidate fails with fail() and ends with offer(), which reports what accept() allows.
+template <FixedString Name, class... Roots>
+struct HandMatcher {
+  static constexpr std::string_view name = Name;
+  template <class Set>
+  static std::span<void const* const> roots() {
+    static void const* const t[] = {AnyOp::type_id_of<Roots>()...};
+    return t;
+  }
+  /// Records why the last candidate failed (what explain() shows); `return fail(why, ...)`.
+  static void fail(char const** why, char const* reason) {
+    if (why) *why = reason;
+  }
+  template <class Set>
+  static void offer(MatchIndex<Set> const& idx, Match const& m, MatchSink sink, char const** why) {
+    if (Status s = accept(idx, m); !s) return fail(why, s.why);
+    sink(m);
   }
 };
 

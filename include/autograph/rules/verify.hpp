@@ -84,7 +84,7 @@ VerifyResult verify_rule(R const& rule, VerifyOptions const& o = {}) {
     std::mt19937_64 rng(seed);
     Graph<Set> g;
     try {
-      g = rule.template example<Set>(rng);
+      g = make_example<Set>(rule, rng);
     } catch (Error const& e) {
       if (t == 0) {
         res.verdict = Verdict::skipped;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "autograph/graph/builder.hpp"
+#include "autograph/rules/expr.hpp"
 #include "autograph/rules/rule.hpp"
 
 namespace autograph::rules::detail {

@@ -25,73 +25,110 @@ std::span<void const* const> elementwise_of() {
   static std::vector<void const*> const t = elementwise_types(static_cast<Set*>(nullptr), Arity);
   return t;
 }
-
-inline void const* const* concat_root() {
-  static void const* const t[] = {AnyOp::type_id_of<Concat>()};
-  return t;
-}
-
-/// Matches concat(f(..), ..., f(..)) where every input is output 0 of a distinct node of one
-/// elementwise type with equal parameters, each read only by the concat (accept() checks that).
-template <class Set, std::size_t Arity>
-void match_through_concat(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why) {
-  auto const& g = idx.graph();
-  auto fail = [&](char const* r) {
-    if (why) *why = r;
-  };
-  auto const& cat = g[root];
-  if (cat.inputs.size() < 2) return fail("a concat of one value");
-  auto types = elementwise_of<Set, Arity>();
-  Match m;
-  for (Value v : cat.inputs) {
-    auto const& n = g[v.node];
-    if (std::ranges::find(types, n.op.type_id()) == types.end()) return fail("a concat input is not an elementwise op of this arity");
-    if (m.contains(v.node)) return fail("an op feeds the concat twice");
-    if (!m.nodes.empty() && !(n.op == g[m.node(0)].op)) return fail("the elementwise ops differ");
-    if constexpr (Arity == 2) {
-      // No broadcasting: concatenating the operands must line up with concatenating the results.
-      if (g.desc(n.inputs[0]) != n.outputs[0] || g.desc(n.inputs[1]) != n.outputs[0]) return fail("the binary op broadcasts");
-    }
-    m.nodes.push_back(v.node);
-  }
-  m.nodes.push_back(root);
-  m.outputs.push_back({root, 0});
-  if (Status s = accept(idx, m); !s) return fail(s.why);
-  sink(m);
-}
-
-template <class Set, std::size_t Arity>
-Target apply_through_concat(Rewriter<Set>& rw, Match const& m) {
-  auto const& g = rw.graph();
-  NodeId root = m.nodes.back();
-  Concat cat = op_at<Concat>(g, root);
-  std::string n = derived_name(g, root, "hoisted");
-  std::vector<Value> operands;
-  for (std::size_t i = 0; i < Arity; ++i) {
-    std::vector<Value> parts;
-    for (std::size_t k = 0; k + 1 < m.nodes.size(); ++k) parts.push_back(g[m.node(k)].inputs[i]);
-    operands.push_back(rw.add(cat, parts, n + ".cat" + std::to_string(i)));
-  }
-  return {rw.add(g[m.node(0)].op, operands, n)};
-}
 }  // namespace detail
 
-struct UnaryThroughConcat {
-  static constexpr std::string_view name = "unary-through-concat";
-  template <class Set>
-  static std::span<void const* const> roots() {
-    return {detail::concat_root(), 1};
-  }
+/// concat(f(..), ..., f(..)) => f(concat(..), ...): every concat input is output 0 of a distinct
+/// node of one elementwise type of this arity with equal parameters, each read only by the concat
+/// (accept() checks that).
+template <FixedString Name, std::size_t Arity>
+struct ElementwiseThroughConcat : HandMatcher<Name, Concat> {
+  using Base = HandMatcher<Name, Concat>;
   template <class Set>
   static void match(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why = nullptr) {
-    detail::match_through_concat<Set, 1>(idx, root, sink, why);
+    auto const& g = idx.graph();
+    auto const& cat = g[root];
+    if (cat.inputs.size() < 2) return Base::fail(why, "a concat of one value");
+    auto types = detail::elementwise_of<Set, Arity>();
+    Match m;
+    for (Value v : cat.inputs) {
+      auto const& n = g[v.node];
+      if (std::ranges::find(types, n.op.type_id()) == types.end()) return Base::fail(why, "a concat input is not an elementwise op of this arity");
+      if (m.contains(v.node)) return Base::fail(why, "an op feeds the concat twice");
+      if (!m.nodes.empty() && !(n.op == g[m.node(0)].op)) return Base::fail(why, "the elementwise ops differ");
+      if constexpr (Arity == 2) {
+        // No broadcasting: concatenating the operands must line up with concatenating the results.
+        if (g.desc(n.inputs[0]) != n.outputs[0] || g.desc(n.inputs[1]) != n.outputs[0]) return Base::fail(why, "the binary op broadcasts");
+      }
+      m.nodes.push_back(v.node);
+    }
+    m.nodes.push_back(root);
+    m.outputs.push_back({root, 0});
+    Base::offer(idx, m, sink, why);
   }
   template <class Set>
   static Target apply(Rewriter<Set>& rw, Match const& m) {
-    return detail::apply_through_concat<Set, 1>(rw, m);
+    auto const& g = rw.graph();
+    NodeId root = m.nodes.back();
+    Concat cat = detail::op_at<Concat>(g, root);
+    std::string n = detail::derived_name(g, root, "hoisted");
+    std::vector<Value> operands;
+    for (std::size_t i = 0; i < Arity; ++i) {
+      std::vector<Value> parts;
+      for (std::size_t k = 0; k + 1 < m.nodes.size(); ++k) parts.push_back(g[m.node(k)].inputs[i]);
+      operands.push_back(rw.add(cat, parts, n + ".cat" + std::to_string(i)));
+    }
+    return {rw.add(g[m.node(0)].op, operands, n)};
+  }
+};
+
+using UnaryThroughConcat = ElementwiseThroughConcat<"unary-through-concat", 1>;
+using BinaryThroughConcat = ElementwiseThroughConcat<"binary-through-concat", 2>;
+
+struct SplitConcatCancel : HandMatcher<"split-concat-cancel", Split> {
+  template <class Set>
+  static void match(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why = nullptr) {
+    auto const& g = idx.graph();
+    Value in = g[root].inputs[0];
+    auto const* cat = g[in.node].op.template get_if<Concat>();
+    if (!cat) return fail(why, "the split does not read a concat");
+    auto const& split = detail::op_at<Split>(g, root);
+    Shape const& s = g.desc(in).shape;
+    std::size_t axis = s.normalize_axis(split.axis);
+    if (s.normalize_axis(cat->axis) != axis) return fail(why, "split and concat are along different axes");
+    auto const& parts = g[in.node].inputs;
+    if (parts.size() != split.sizes.size()) return fail(why, "split and concat have different numbers of pieces");
+    for (std::size_t i = 0; i < parts.size(); ++i)
+      if (g.desc(parts[i]).shape[axis] != split.sizes[i]) return fail(why, "split and concat cut at different places");
+    Match m;
+    m.nodes.assign({in.node, root});
+    for (std::uint32_t p = 0; p < parts.size(); ++p) m.outputs.push_back({root, p});
+    offer(idx, m, sink, why);
   }
   template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Target apply(Rewriter<Set>& rw, Match const& m) {
+    return Target(rw.graph()[m.node(0)].inputs);
+  }
+};
+
+struct ConcatSplitCancel : HandMatcher<"concat-split-cancel", Concat> {
+  template <class Set>
+  static void match(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why = nullptr) {
+    auto const& g = idx.graph();
+    auto const& cat = g[root];
+    NodeId s = cat.inputs[0].node;
+    auto const* split = g[s].op.template get_if<Split>();
+    if (!split) return fail(why, "the first concat input is not a split");
+    if (cat.inputs.size() != g[s].outputs.size()) return fail(why, "the concat does not take every piece of the split");
+    for (std::uint32_t p = 0; p < cat.inputs.size(); ++p)
+      if (cat.inputs[p] != Value{s, p}) return fail(why, "the concat does not take the split's pieces in order");
+    Shape const& xs = g.desc(g[s].inputs[0]).shape;
+    if (xs.normalize_axis(split->axis) != xs.normalize_axis(detail::op_at<Concat>(g, root).axis)) return fail(why, "split and concat are along different axes");
+    Match m;
+    m.nodes.push_back(root);
+    m.outputs.push_back({root, 0});
+    offer(idx, m, sink, why);
+  }
+  template <class Set>
+  static Target apply(Rewriter<Set>& rw, Match const& m) {
+    auto const& g = rw.graph();
+    return {g[g[m.node(0)].inputs[0].node].inputs[0]};
+  }
+};
+
+template <>
+struct RuleExample<UnaryThroughConcat> {
+  template <class Set>
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     std::int64_t axis = detail::pick(rng, {0, 1, 2});
     std::vector<Value> parts;
@@ -106,22 +143,10 @@ struct UnaryThroughConcat {
   }
 };
 
-struct BinaryThroughConcat {
-  static constexpr std::string_view name = "binary-through-concat";
+template <>
+struct RuleExample<BinaryThroughConcat> {
   template <class Set>
-  static std::span<void const* const> roots() {
-    return {detail::concat_root(), 1};
-  }
-  template <class Set>
-  static void match(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why = nullptr) {
-    detail::match_through_concat<Set, 2>(idx, root, sink, why);
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    return detail::apply_through_concat<Set, 2>(rw, m);
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     std::int64_t axis = detail::pick(rng, {0, 1, -1});
     bool mul = detail::coin(rng);
@@ -136,42 +161,10 @@ struct BinaryThroughConcat {
   }
 };
 
-struct SplitConcatCancel {
-  static constexpr std::string_view name = "split-concat-cancel";
+template <>
+struct RuleExample<SplitConcatCancel> {
   template <class Set>
-  static std::span<void const* const> roots() {
-    static void const* const t[] = {AnyOp::type_id_of<Split>()};
-    return t;
-  }
-  template <class Set>
-  static void match(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why = nullptr) {
-    auto const& g = idx.graph();
-    auto fail = [&](char const* r) {
-      if (why) *why = r;
-    };
-    Value in = g[root].inputs[0];
-    auto const* cat = g[in.node].op.template get_if<Concat>();
-    if (!cat) return fail("the split does not read a concat");
-    auto const& split = detail::op_at<Split>(g, root);
-    Shape const& s = g.desc(in).shape;
-    std::size_t axis = s.normalize_axis(split.axis);
-    if (s.normalize_axis(cat->axis) != axis) return fail("split and concat are along different axes");
-    auto const& parts = g[in.node].inputs;
-    if (parts.size() != split.sizes.size()) return fail("split and concat have different numbers of pieces");
-    for (std::size_t i = 0; i < parts.size(); ++i)
-      if (g.desc(parts[i]).shape[axis] != split.sizes[i]) return fail("split and concat cut at different places");
-    Match m;
-    m.nodes.assign({in.node, root});
-    for (std::uint32_t p = 0; p < parts.size(); ++p) m.outputs.push_back({root, p});
-    if (Status st = accept(idx, m); !st) return fail(st.why);
-    sink(m);
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    return Target(rw.graph()[m.node(0)].inputs);
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     std::int64_t axis = detail::pick(rng, {0, 1});
     std::vector<Value> parts;
@@ -188,40 +181,10 @@ struct SplitConcatCancel {
   }
 };
 
-struct ConcatSplitCancel {
-  static constexpr std::string_view name = "concat-split-cancel";
+template <>
+struct RuleExample<ConcatSplitCancel> {
   template <class Set>
-  static std::span<void const* const> roots() {
-    return {detail::concat_root(), 1};
-  }
-  template <class Set>
-  static void match(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why = nullptr) {
-    auto const& g = idx.graph();
-    auto fail = [&](char const* r) {
-      if (why) *why = r;
-    };
-    auto const& cat = g[root];
-    NodeId s = cat.inputs[0].node;
-    auto const* split = g[s].op.template get_if<Split>();
-    if (!split) return fail("the first concat input is not a split");
-    if (cat.inputs.size() != g[s].outputs.size()) return fail("the concat does not take every piece of the split");
-    for (std::uint32_t p = 0; p < cat.inputs.size(); ++p)
-      if (cat.inputs[p] != Value{s, p}) return fail("the concat does not take the split's pieces in order");
-    Shape const& xs = g.desc(g[s].inputs[0]).shape;
-    if (xs.normalize_axis(split->axis) != xs.normalize_axis(detail::op_at<Concat>(g, root).axis)) return fail("split and concat are along different axes");
-    Match m;
-    m.nodes.push_back(root);
-    m.outputs.push_back({root, 0});
-    if (Status st = accept(idx, m); !st) return fail(st.why);
-    sink(m);
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    auto const& g = rw.graph();
-    return {g[g[m.node(0)].inputs[0].node].inputs[0]};
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     std::int64_t axis = detail::pick(rng, {1, 2});
     std::vector<std::int64_t> sizes{detail::pick(rng, {1, 2}), detail::pick(rng, {2, 3}), 1};

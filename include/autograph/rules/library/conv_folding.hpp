@@ -10,7 +10,7 @@
 namespace autograph::rules {
 
 namespace detail {
-inline Status plain_conv(Conv2D const& c) { return c.act == Activation::none ? ok : no_match("the conv applies an activation before the folded op"); }
+inline constexpr auto plain_conv = [](Conv2D const& c) { return to_status(c.act == Activation::none, "the conv applies an activation before the folded op"); };
 
 /// c broadcast over a conv output [N,K,H,W] adds one value per channel: [1,K,1,1] or [K,1,1].
 inline bool per_channel(Shape const& c, std::int64_t k) {
@@ -26,34 +26,93 @@ void conv_example(std::mt19937_64& rng, GraphBuilder<Set>& b, Value& y, std::int
 }
 }  // namespace detail
 
-struct FoldConvBatchNorm : PatternRule<FoldConvBatchNorm> {
-  static constexpr std::string_view name = "fold-conv-batchnorm";
+inline namespace library {
+using namespace dsl;
 
+/// The folded weights and bias are graph ops on the matched ones (computed, not a fixed target).
+struct FoldConvBatchNorm : Rewrite<FoldConvBatchNorm, "fold-conv-batchnorm"> {
+  static constexpr Variable<8> gamma{};
+  static constexpr Variable<9> beta{};
+  static constexpr Variable<10> mean{};
+  static constexpr Variable<11> var{};
+  static constexpr auto conv = conv2d(x).extra_inputs().when(detail::plain_conv);  // the bias is optional
+  static constexpr auto from = op<BatchNorm>(conv, gamma, beta, mean, var);
   template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var x = p.var(), gamma = p.var(), beta = p.var(), mean = p.var(), var = p.var();
-    auto conv = p.op(is<Conv2D>, {x}).extra_inputs().when(detail::plain_conv);
-    auto bn = p.op(is<BatchNorm>, {conv, gamma, beta, mean, var});
-    p.output(bn);
-    return std::move(p).build();
+  static Target apply(Rewriter<Set>& rw, Match const& match) {
+    auto m = bind<Set>(rw, match);
+    std::string n = detail::derived_name(m.graph(), m.node(conv), "bn_folded");
+    Conv2D c = m[conv];
+    std::vector<Value> in(m.inputs(conv).begin(), m.inputs(conv).end());  // a copy: adding nodes may move the graph's storage
+    std::int64_t k = m.graph().desc(in[1]).shape[0];
+    Value a = rw.add(Div{}, {m[gamma], rw.add(Sqrt{}, {rw.add(Scale{1.f, m[from].epsilon}, {m[var]}, n + ".var_eps")}, n + ".std")}, n + ".a");
+    Value w = rw.add(Mul{}, {in[1], rw.add(Reshape{{k, 1, 1, 1}}, {a}, n + ".a4")}, n + ".weight");
+    Value bias = in.size() == 3 ? rw.add(Add{}, {rw.add(Mul{}, {rw.add(Sub{}, {in[2], m[mean]}), a}), m[beta]}, n + ".bias")
+                                : rw.add(Sub{}, {m[beta], rw.add(Mul{}, {m[mean], a})}, n + ".bias");
+    return {rw.add(c, {in[0], w, bias}, n)};
   }
+};
+
+/// conv(x, w, b) op c => conv(x, w', b') for a per-channel c; Add folds into the bias, Mul into both.
+template <FixedString Name, class Op>
+struct FoldConvChannelOp : Rewrite<FoldConvChannelOp<Name, Op>, Name> {
+  static constexpr auto conv = conv2d(x).extra_inputs().when(detail::plain_conv);
+  static constexpr auto from = op<Op>(conv, c).commutative().check([](auto const& m) {
+    return to_status(detail::per_channel(m.desc(c).shape, m.graph()[m.node(conv)].outputs[0].shape[1]), "the operand is not one value per channel");
+  });
   template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    auto const& g = rw.graph();
-    auto const& conv = g[m.node(0)];
-    float eps = detail::op_at<BatchNorm>(g, m.node(1)).epsilon;
-    std::string n = detail::derived_name(g, m.node(0), "bn_folded");
-    std::int64_t k = g.desc(conv.inputs[1]).shape[0];
-    Value gamma = m.var(1), beta = m.var(2), mean = m.var(3), var = m.var(4);
-    Value a = rw.add(Div{}, {gamma, rw.add(Sqrt{}, {rw.add(Scale{1.f, eps}, {var}, n + ".var_eps")}, n + ".std")}, n + ".a");
-    Value w = rw.add(Mul{}, {conv.inputs[1], rw.add(Reshape{{k, 1, 1, 1}}, {a}, n + ".a4")}, n + ".weight");
-    Value bias = conv.inputs.size() == 3 ? rw.add(Add{}, {rw.add(Mul{}, {rw.add(Sub{}, {conv.inputs[2], mean}), a}), beta}, n + ".bias")
-                                         : rw.add(Sub{}, {beta, rw.add(Mul{}, {mean, a})}, n + ".bias");
-    return {rw.add(detail::op_at<Conv2D>(g, m.node(0)), {conv.inputs[0], w, bias}, n)};
+  static Target apply(Rewriter<Set>& rw, Match const& match) {
+    auto m = FoldConvChannelOp::template bind<Set>(rw, match);
+    std::string n = detail::derived_name(m.graph(), m.node(conv), std::is_same_v<Op, Add> ? "bias_folded" : "scale_folded");
+    Conv2D cv = m[conv];
+    std::vector<Value> in(m.inputs(conv).begin(), m.inputs(conv).end());  // a copy: adding nodes may move the graph's storage
+    std::int64_t k = m.graph()[m.node(conv)].outputs[0].shape[1];
+    Value ck = rw.add(Reshape{{k}}, {m[c]}, n + ".c");
+    if constexpr (std::is_same_v<Op, Add>) {
+      Value bias = in.size() == 3 ? rw.add(Add{}, {in[2], ck}, n + ".bias") : ck;
+      in.resize(2);
+      in.push_back(bias);
+    } else {
+      in[1] = rw.add(Mul{}, {in[1], rw.add(Reshape{{k, 1, 1, 1}}, {m[c]}, n + ".c4")}, n + ".weight");
+      if (in.size() == 3) in[2] = rw.add(Mul{}, {in[2], ck}, n + ".bias");
+    }
+    return {rw.add(cv, in, n)};
   }
+};
+
+using FoldConvBias = FoldConvChannelOp<"fold-conv-bias-add", Add>;
+using FoldConvScale = FoldConvChannelOp<"fold-conv-channel-scale", Mul>;
+
+/// conv(x, w[K,C,r,s]) with r, s in {1, 3} => conv(x, enlarge(w) [K,C,3,3]) with padding grown by
+/// (3-r)/2 and (3-s)/2 per side: the zero ring adds nothing, and the enlarged conv can then merge
+/// with a 3x3 sibling (TASO's enlarge; Inception's 1x1 and 1x3/3x1 branches).
+struct EnlargeConvKernel : Rewrite<EnlargeConvKernel, "enlarge-conv-kernel"> {
+  static constexpr auto conv = conv2d(x, w).extra_inputs();
+  static constexpr auto from = conv.check([](auto const& m) {
+    Shape const& ws = m.desc(w).shape;
+    if (m[conv].dilation != std::array<std::int64_t, 2>{1, 1}) return no_match("dilated conv");
+    bool small = (ws[2] == 1 || ws[2] == 3) && (ws[3] == 1 || ws[3] == 3) && !(ws[2] == 3 && ws[3] == 3);
+    return to_status(small, "the kernel is not 1x1, 1x3 or 3x1");
+  });
   template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Target apply(Rewriter<Set>& rw, Match const& match) {
+    auto m = bind<Set>(rw, match);
+    Shape const& ws = m.desc(w).shape;
+    Conv2D c = m[conv];
+    std::int64_t dh = (3 - ws[2]) / 2, dw = (3 - ws[3]) / 2;
+    c.pad = {c.pad[0] + dh, c.pad[1] + dw, c.pad[2] + dh, c.pad[3] + dw};
+    std::vector<Value> in(m.inputs(conv).begin(), m.inputs(conv).end());
+    std::string name = m.name(conv);
+    in[1] = rw.add(Enlarge{{3, 3}}, {m[w]}, detail::derived_name(m.graph(), m.node(conv), "weight3x3"));
+    return {rw.add(c, in, name)};
+  }
+};
+
+}  // namespace library
+
+template <>
+struct RuleExample<FoldConvBatchNorm> {
+  template <class Set>
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     Value y;
     std::int64_t k;
@@ -64,44 +123,10 @@ struct FoldConvBatchNorm : PatternRule<FoldConvBatchNorm> {
   }
 };
 
-/// conv(x, w, b) op c => conv(x, w', b') for a per-channel c; Add folds into the bias, Mul into both.
 template <FixedString Name, class Op>
-struct FoldConvChannelOp : PatternRule<FoldConvChannelOp<Name, Op>> {
-  static constexpr std::string_view name = Name;
-
+struct RuleExample<FoldConvChannelOp<Name, Op>> {
   template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var x = p.var(), c = p.var();
-    auto conv = p.op(is<Conv2D>, {x}).extra_inputs().when(detail::plain_conv);
-    auto op = p.op(is<Op>, {conv, c}).commutative();
-    p.output(op);
-    p.check([](Graph<Set> const& g, Match const& m) {
-      return detail::per_channel(g.desc(m.var(1)).shape, g[m.node(0)].outputs[0].shape[1]) ? ok : no_match("the operand is not one value per channel");
-    });
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    auto const& g = rw.graph();
-    auto const& conv = g[m.node(0)];
-    std::int64_t k = conv.outputs[0].shape[1];
-    std::string n = detail::derived_name(g, m.node(0), std::is_same_v<Op, Add> ? "bias_folded" : "scale_folded");
-    Value c = rw.add(Reshape{{k}}, {m.var(1)}, n + ".c");
-    Value w = conv.inputs[1];
-    Value bias;
-    if constexpr (std::is_same_v<Op, Add>) {
-      bias = conv.inputs.size() == 3 ? rw.add(Add{}, {conv.inputs[2], c}, n + ".bias") : c;
-    } else {
-      w = rw.add(Mul{}, {w, rw.add(Reshape{{k, 1, 1, 1}}, {m.var(1)}, n + ".c4")}, n + ".weight");
-      if (conv.inputs.size() == 3) bias = rw.add(Mul{}, {conv.inputs[2], c}, n + ".bias");
-    }
-    std::vector<Value> in{conv.inputs[0], w};
-    if (bias.node != no_node) in.push_back(bias);
-    return {rw.add(detail::op_at<Conv2D>(g, m.node(0)), in, n)};
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     Value y;
     std::int64_t k;
@@ -112,43 +137,10 @@ struct FoldConvChannelOp : PatternRule<FoldConvChannelOp<Name, Op>> {
   }
 };
 
-using FoldConvBias = FoldConvChannelOp<"fold-conv-bias-add", Add>;
-using FoldConvScale = FoldConvChannelOp<"fold-conv-channel-scale", Mul>;
-
-/// conv(x, w[K,C,r,s]) with r, s in {1, 3} => conv(x, enlarge(w) [K,C,3,3]) with padding grown by
-/// (3-r)/2 and (3-s)/2 per side: the zero ring adds nothing, and the enlarged conv can then merge
-/// with a 3x3 sibling (TASO's enlarge; Inception's 1x1 and 1x3/3x1 branches).
-struct EnlargeConvKernel : PatternRule<EnlargeConvKernel> {
-  static constexpr std::string_view name = "enlarge-conv-kernel";
-
+template <>
+struct RuleExample<EnlargeConvKernel> {
   template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var x = p.var(), w = p.var();
-    auto conv = p.op(is<Conv2D>, {x, w}).extra_inputs().when([](Graph<Set> const& g, NodeId n) {
-      auto const& c = detail::op_at<Conv2D>(g, n);
-      Shape const& ws = g.desc(g[n].inputs[1]).shape;
-      if (c.dilation != std::array<std::int64_t, 2>{1, 1}) return no_match("dilated conv");
-      bool small = (ws[2] == 1 || ws[2] == 3) && (ws[3] == 1 || ws[3] == 3) && !(ws[2] == 3 && ws[3] == 3);
-      return small ? ok : no_match("the kernel is not 1x1, 1x3 or 3x1");
-    });
-    p.output(conv);
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    auto const& g = rw.graph();
-    auto const& n = g[m.node(0)];
-    Shape const& ws = g.desc(n.inputs[1]).shape;
-    Conv2D c = detail::op_at<Conv2D>(g, m.node(0));
-    std::int64_t dh = (3 - ws[2]) / 2, dw = (3 - ws[3]) / 2;
-    c.pad = {c.pad[0] + dh, c.pad[1] + dw, c.pad[2] + dh, c.pad[3] + dw};
-    std::vector<Value> in = n.inputs;
-    in[1] = rw.add(Enlarge{{3, 3}}, {n.inputs[1]}, detail::derived_name(g, m.node(0), "weight3x3"));
-    return {rw.add(c, in, n.name)};
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     auto x = b.input("x", {detail::pick(rng, {1, 2}), detail::pick(rng, {2, 3}), detail::pick(rng, {5, 6}), detail::pick(rng, {4, 7})});
     std::array<std::int64_t, 2> k = detail::coin(rng) ? std::array<std::int64_t, 2>{1, 1} : detail::coin(rng) ? std::array<std::int64_t, 2>{1, 3} : std::array<std::int64_t, 2>{3, 1};

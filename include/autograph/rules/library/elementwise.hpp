@@ -9,7 +9,46 @@
 #include "autograph/rules/library/common.hpp"
 
 namespace autograph::rules {
+inline namespace library {
+using namespace dsl;
 
+template <FixedString Name, class Op>
+  requires Op::commutative
+struct Commute : Rewrite<Commute<Name, Op>, Name> {
+  static constexpr auto from = op<Op>(a, b).check([](auto const& m) { return to_status(m[a] != m[b], "both operands are one value"); });
+  static constexpr auto to = op<Op>(b, a);
+};
+
+template <FixedString Name, class Op>
+struct Associate : Rewrite<Associate<Name, Op>, Name> {
+  static constexpr auto from = op<Op>(op<Op>(a, b), c);
+  static constexpr auto to = op<Op>(a, op<Op>(b, c));
+};
+
+using CommuteAdd = Commute<"commute-add", Add>;
+using CommuteMul = Commute<"commute-mul", Mul>;
+using AssociateAdd = Associate<"associate-add", Add>;
+using AssociateMul = Associate<"associate-mul", Mul>;
+
+struct FactorMulOverAdd : Rewrite<FactorMulOverAdd, "factor-mul-over-add"> {
+  static constexpr auto from = add(mul(a, b).commutative(), mul(a, c).commutative());
+  static constexpr auto to = mul(a, add(b, c));
+};
+
+struct DistributeMulOverAdd : Rewrite<DistributeMulOverAdd, "distribute-mul-over-add"> {
+  static constexpr auto from = mul(a, add(b, c)).commutative();
+  static constexpr auto to = add(mul(a, b), mul(a, c));
+};
+
+struct SimplifySruGate : Rewrite<SimplifySruGate, "simplify-sru-gate"> {
+  static constexpr auto one_minus_x = scale(x).when([](Scale const& s) { return to_status(s.scale == -1.f && s.shift == 1.f, "the scale is not 1 - x"); });
+  static constexpr auto from = add(mul(x, y).commutative(), mul(one_minus_x, z).commutative()).commutative();
+  static constexpr auto to = add(mul(x, sub(y, z)), z);
+};
+
+}  // namespace library
+
+// Random examples (numerical verification): operands of shape {3, 4}, or broadcasting {4} / {3, 1}.
 namespace detail {
 template <class Set>
 Value random_operand(GraphBuilder<Set>& b, std::mt19937_64& rng, std::string const& name, bool broadcast) {
@@ -20,24 +59,9 @@ Value random_operand(GraphBuilder<Set>& b, std::mt19937_64& rng, std::string con
 }  // namespace detail
 
 template <FixedString Name, class Op>
-  requires Op::commutative
-struct Commute : PatternRule<Commute<Name, Op>> {
-  static constexpr std::string_view name = Name;
+struct RuleExample<Commute<Name, Op>> {
   template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var a = p.var(), b = p.var();
-    auto op = p.op(is<Op>, {a, b});
-    p.output(op);
-    p.check([](Graph<Set> const&, Match const& m) { return m.var(0) != m.var(1) ? ok : no_match("both operands are one value"); });
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    return {rw.add(Op{}, {m.var(1), m.var(0)}, rw.graph()[m.node(0)].name)};
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     auto x = detail::random_operand(b, rng, "a", false), y = detail::random_operand(b, rng, "b", detail::coin(rng));
     return std::move(b).build({b.relu(b.add(Op{}, {x, y}))});
@@ -45,25 +69,9 @@ struct Commute : PatternRule<Commute<Name, Op>> {
 };
 
 template <FixedString Name, class Op>
-struct Associate : PatternRule<Associate<Name, Op>> {
-  static constexpr std::string_view name = Name;
+struct RuleExample<Associate<Name, Op>> {
   template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var a = p.var(), b = p.var(), c = p.var();
-    auto ab = p.op(is<Op>, {a, b});
-    auto abc = p.op(is<Op>, {ab, c});
-    p.output(abc);
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    std::string n = detail::derived_name(rw.graph(), m.node(1), "assoc");
-    Value bc = rw.add(Op{}, {m.var(1), m.var(2)}, n + ".bc");
-    return {rw.add(Op{}, {m.var(0), bc}, n)};
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     auto x = detail::random_operand(b, rng, "a", detail::coin(rng)), y = detail::random_operand(b, rng, "b", detail::coin(rng)),
          z = detail::random_operand(b, rng, "c", false);
@@ -71,31 +79,10 @@ struct Associate : PatternRule<Associate<Name, Op>> {
   }
 };
 
-using CommuteAdd = Commute<"commute-add", Add>;
-using CommuteMul = Commute<"commute-mul", Mul>;
-using AssociateAdd = Associate<"associate-add", Add>;
-using AssociateMul = Associate<"associate-mul", Mul>;
-
-struct FactorMulOverAdd : PatternRule<FactorMulOverAdd> {
-  static constexpr std::string_view name = "factor-mul-over-add";
+template <>
+struct RuleExample<FactorMulOverAdd> {
   template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var a = p.var(), b = p.var(), c = p.var();
-    auto ab = p.op(is<Mul>, {a, b}).commutative();
-    auto ac = p.op(is<Mul>, {a, c}).commutative();
-    auto sum = p.op(is<Add>, {ab, ac});
-    p.output(sum);
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    std::string n = detail::derived_name(rw.graph(), m.node(2), "factored");
-    Value bc = rw.add(Add{}, {m.var(1), m.var(2)}, n + ".sum");
-    return {rw.add(Mul{}, {m.var(0), bc}, n)};
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     auto a = detail::random_operand(b, rng, "a", detail::coin(rng)), x = detail::random_operand(b, rng, "b", false),
          y = detail::random_operand(b, rng, "c", detail::coin(rng));
@@ -105,26 +92,10 @@ struct FactorMulOverAdd : PatternRule<FactorMulOverAdd> {
   }
 };
 
-struct DistributeMulOverAdd : PatternRule<DistributeMulOverAdd> {
-  static constexpr std::string_view name = "distribute-mul-over-add";
+template <>
+struct RuleExample<DistributeMulOverAdd> {
   template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var a = p.var(), b = p.var(), c = p.var();
-    auto sum = p.op(is<Add>, {b, c});
-    auto prod = p.op(is<Mul>, {a, sum}).commutative();
-    p.output(prod);
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    std::string n = detail::derived_name(rw.graph(), m.node(1), "distributed");
-    Value ab = rw.add(Mul{}, {m.var(0), m.var(1)}, n + ".ab");
-    Value ac = rw.add(Mul{}, {m.var(0), m.var(2)}, n + ".ac");
-    return {rw.add(Add{}, {ab, ac}, n)};
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     auto a = detail::random_operand(b, rng, "a", detail::coin(rng)), x = detail::random_operand(b, rng, "b", false),
          y = detail::random_operand(b, rng, "c", detail::coin(rng));
@@ -133,28 +104,10 @@ struct DistributeMulOverAdd : PatternRule<DistributeMulOverAdd> {
   }
 };
 
-struct SimplifySruGate : PatternRule<SimplifySruGate> {
-  static constexpr std::string_view name = "simplify-sru-gate";
+template <>
+struct RuleExample<SimplifySruGate> {
   template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var x = p.var(), y = p.var(), z = p.var();
-    auto xy = p.op(is<Mul>, {x, y}).commutative();
-    auto one_minus_x = p.op(is<Scale>, {x}).when([](Scale const& s) { return s.scale == -1.f && s.shift == 1.f ? ok : no_match("the scale is not 1 - x"); });
-    auto gz = p.op(is<Mul>, {one_minus_x, z}).commutative();
-    auto sum = p.op(is<Add>, {xy, gz}).commutative();
-    p.output(sum);
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    std::string n = detail::derived_name(rw.graph(), m.node(3), "sru");
-    Value d = rw.add(Sub{}, {m.var(1), m.var(2)}, n + ".diff");
-    Value xd = rw.add(Mul{}, {m.var(0), d}, n + ".gate");
-    return {rw.add(Add{}, {xd, m.var(2)}, n)};
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     auto x = b.sigmoid(detail::random_operand(b, rng, "x", false));
     auto y = detail::random_operand(b, rng, "y", detail::coin(rng)), z = detail::random_operand(b, rng, "z", detail::coin(rng));

@@ -14,32 +14,38 @@ inline constexpr Activation activation_of<Sigmoid> = Activation::sigmoid;
 template <>
 inline constexpr Activation activation_of<Tanh> = Activation::tanh;
 
+inline namespace library {
+using namespace dsl;
+
 template <FixedString Name, class Producer, class Act>
   requires(activation_of<Act> != Activation::none)
-struct FuseActivation : PatternRule<FuseActivation<Name, Producer, Act>> {
-  static constexpr std::string_view name = Name;
-
+struct FuseActivation : Rewrite<FuseActivation<Name, Producer, Act>, Name> {
+  static constexpr auto producer = op<Producer>(x).extra_inputs().when([](Producer const& o) {
+    return to_status(o.act == Activation::none, "the op already applies an activation");
+  });
+  static constexpr auto from = op<Act>(producer);
   template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var x = p.var();
-    auto op = p.op(is<Producer>, {x}).extra_inputs().when([](Producer const& o) {
-      return o.act == Activation::none ? ok : no_match("the op already applies an activation");
-    });
-    auto act = p.op(is<Act>, {op});
-    p.output(act);
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    auto const& g = rw.graph();
-    auto const& n = g[m.node(0)];
-    Producer fused = detail::op_at<Producer>(g, m.node(0));
+  static Target apply(Rewriter<Set>& rw, Match const& match) {
+    auto m = FuseActivation::template bind<Set>(rw, match);
+    Producer fused = m[producer];
     fused.act = activation_of<Act>;
-    return {rw.add(fused, n.inputs, n.name)};
+    return {rw.add(fused, m.inputs(producer), m.name(producer))};
   }
+};
+
+using FuseConvRelu = FuseActivation<"fuse-conv-relu", Conv2D, Relu>;
+using FuseConvSigmoid = FuseActivation<"fuse-conv-sigmoid", Conv2D, Sigmoid>;
+using FuseConvTanh = FuseActivation<"fuse-conv-tanh", Conv2D, Tanh>;
+using FuseMatMulRelu = FuseActivation<"fuse-matmul-relu", MatMul, Relu>;
+using FuseMatMulSigmoid = FuseActivation<"fuse-matmul-sigmoid", MatMul, Sigmoid>;
+using FuseMatMulTanh = FuseActivation<"fuse-matmul-tanh", MatMul, Tanh>;
+
+}  // namespace library
+
+template <FixedString Name, class Producer, class Act>
+struct RuleExample<FuseActivation<Name, Producer, Act>> {
   template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     Value y;
     if constexpr (std::is_same_v<Producer, Conv2D>) {
@@ -53,12 +59,5 @@ struct FuseActivation : PatternRule<FuseActivation<Name, Producer, Act>> {
     return std::move(b).build({b.add(Act{}, {y})});
   }
 };
-
-using FuseConvRelu = FuseActivation<"fuse-conv-relu", Conv2D, Relu>;
-using FuseConvSigmoid = FuseActivation<"fuse-conv-sigmoid", Conv2D, Sigmoid>;
-using FuseConvTanh = FuseActivation<"fuse-conv-tanh", Conv2D, Tanh>;
-using FuseMatMulRelu = FuseActivation<"fuse-matmul-relu", MatMul, Relu>;
-using FuseMatMulSigmoid = FuseActivation<"fuse-matmul-sigmoid", MatMul, Sigmoid>;
-using FuseMatMulTanh = FuseActivation<"fuse-matmul-tanh", MatMul, Tanh>;
 
 }  // namespace autograph::rules

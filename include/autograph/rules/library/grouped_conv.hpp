@@ -14,33 +14,28 @@
 
 namespace autograph::rules {
 
+inline namespace library {
+using namespace dsl;
+
+/// The block-diagonal weight is computed from the matched weight's shape and the group count.
 template <FixedString Name, std::int64_t Factor>
   requires(Factor >= 2)
-struct RegroupConv : PatternRule<RegroupConv<Name, Factor>> {
-  static constexpr std::string_view name = Name;
-
+struct RegroupConv : Rewrite<RegroupConv<Name, Factor>, Name> {
+  static constexpr auto conv = conv2d(x, w).extra_inputs();
+  static constexpr auto from = conv.check([](auto const& m) {
+    if (m[conv].groups % Factor != 0) return no_match("the group count is not a multiple of the factor");
+    return to_status(m.desc(w).shape[1] != 1, "depthwise conv (one input channel per group)");
+  });
   template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var x = p.var(), w = p.var();
-    auto conv = p.op(is<Conv2D>, {x, w}).extra_inputs().when([](Graph<Set> const& g, NodeId n) {
-      auto const& c = detail::op_at<Conv2D>(g, n);
-      if (c.groups % Factor != 0) return no_match("the group count is not a multiple of the factor");
-      if (g.desc(g[n].inputs[1]).shape[1] == 1) return no_match("depthwise conv (one input channel per group)");
-      return ok;
-    });
-    p.output(conv);
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    auto const& g = rw.graph();
-    auto const& n = g[m.node(0)];
-    Conv2D c = detail::op_at<Conv2D>(g, m.node(0));
-    Shape const& ws = g.desc(n.inputs[1]).shape;
+  static Target apply(Rewriter<Set>& rw, Match const& match) {
+    auto m = RegroupConv::template bind<Set>(rw, match);
+    Conv2D c = m[conv];
+    Shape const& ws = m.desc(w).shape;
     std::int64_t K = ws[0], Cg = ws[1], R = ws[2], S = ws[3], G = c.groups, Kg = K / G, F = Factor;
-    std::string nm = detail::derived_name(g, m.node(0), "regrouped");
-    Value w7 = rw.add(Reshape{{G / F, F, Kg, 1, Cg, R, S}}, {n.inputs[1]}, nm + ".w7");
+    std::string nm = detail::derived_name(m.graph(), m.node(conv), "regrouped");
+    std::string name = m.name(conv);
+    std::vector<Value> in(m.inputs(conv).begin(), m.inputs(conv).end());  // a copy: adding nodes may move the graph's storage
+    Value w7 = rw.add(Reshape{{G / F, F, Kg, 1, Cg, R, S}}, {in[1]}, nm + ".w7");
     std::vector<Value> blocks;
     for (std::int64_t a = 0; a < F; ++a) {
       Value s = rw.add(Slice{{1}, {a}, {a + 1}, {}}, {w7}, nm + ".slice" + std::to_string(a));
@@ -50,13 +45,18 @@ struct RegroupConv : PatternRule<RegroupConv<Name, Factor>> {
       blocks.push_back(rw.add(Pad{pads, 0.f}, {s}, nm + ".place" + std::to_string(a)));
     }
     Value diag = rw.add(Concat{1}, blocks, nm + ".blocks");
-    std::vector<Value> in = n.inputs;
     in[1] = rw.add(Reshape{{K, F * Cg, R, S}}, {diag}, nm + ".weight");
     c.groups = G / F;
-    return {rw.add(c, in, n.name)};
+    return {rw.add(c, in, name)};
   }
+};
+
+}  // namespace library
+
+template <FixedString Name, std::int64_t Factor>
+struct RuleExample<RegroupConv<Name, Factor>> {
   template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     std::int64_t G = Factor * detail::pick(rng, {1, 2}), Cg = detail::pick(rng, {2, 3}), Kg = detail::pick(rng, {1, 2});
     std::int64_t k = detail::pick(rng, {1, 3});
@@ -110,14 +110,7 @@ std::vector<Value> parallel_convs_example(GraphBuilder<Set>& b, std::mt19937_64&
 }  // namespace detail
 
 /// Two independent convs of the same shape, one of them the root; the other is any later conv.
-struct MergeParallelConvs {
-  static constexpr std::string_view name = "merge-parallel-convs";
-
-  template <class Set>
-  static std::span<void const* const> roots() {
-    static void const* const t[] = {AnyOp::type_id_of<Conv2D>()};
-    return t;
-  }
+struct MergeParallelConvs : HandMatcher<"merge-parallel-convs", Conv2D> {
   template <class Set>
   static void match(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why = nullptr) {
     auto const& g = idx.graph();
@@ -125,16 +118,12 @@ struct MergeParallelConvs {
     for (NodeId other : idx.nodes_of(AnyOp::type_id_of<Conv2D>())) {
       if (other <= root || idx.weight_only(other) || !detail::parallel_convs(g, root, other)) continue;
       if (idx.reaches(root, other) || idx.reaches(other, root)) {  // one reads the other: not parallel
-        if (why) *why = "one conv depends on the other";
+        fail(why, "one conv depends on the other");
         continue;
       }
       m.nodes.assign({root, other});
       m.outputs.assign({Value{root, 0}, Value{other, 0}});
-      if (Status s = accept(idx, m); !s) {
-        if (why) *why = s.why;
-        continue;
-      }
-      sink(m);
+      offer(idx, m, sink, why);
     }
   }
   template <class Set>
@@ -145,51 +134,48 @@ struct MergeParallelConvs {
     std::int64_t k = g[m.node(0)].outputs[0].shape[1];
     return Target(rw.add_multi(Split{1, {k, k}}, {&y, 1}, n + ".split"));
   }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
-    GraphBuilder<Set> b;
-    auto ys = detail::parallel_convs_example(b, rng, 2);
-    return std::move(b).build({b.relu(ys[0]), b.add(ys[1], ys[0])});
-  }
 };
 
-struct ConcatConvsToGroupedConv {
-  static constexpr std::string_view name = "concat-convs-to-grouped-conv";
-
-  template <class Set>
-  static std::span<void const* const> roots() {
-    static void const* const t[] = {AnyOp::type_id_of<Concat>()};
-    return t;
-  }
+struct ConcatConvsToGroupedConv : HandMatcher<"concat-convs-to-grouped-conv", Concat> {
   template <class Set>
   static void match(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why = nullptr) {
     auto const& g = idx.graph();
-    auto fail = [&](char const* r) {
-      if (why) *why = r;
-    };
     auto const& cat = g[root];
-    if (cat.inputs.size() < 2) return fail("a concat of one value");
-    if (g.desc({root, 0}).shape.normalize_axis(detail::op_at<Concat>(g, root).axis) != 1) return fail("the concat is not along channels");
+    if (cat.inputs.size() < 2) return fail(why, "a concat of one value");
+    if (g.desc({root, 0}).shape.normalize_axis(detail::op_at<Concat>(g, root).axis) != 1) return fail(why, "the concat is not along channels");
     Match m;
     for (Value v : cat.inputs) {
-      if (v.port != 0 || !g[v.node].op.template is<Conv2D>()) return fail("a concat input is not a conv");
-      if (m.contains(v.node)) return fail("a conv feeds the concat twice");
+      if (v.port != 0 || !g[v.node].op.template is<Conv2D>()) return fail(why, "a concat input is not a conv");
+      if (m.contains(v.node)) return fail(why, "a conv feeds the concat twice");
       for (NodeId k : m.nodes)
-        if (g[k].inputs[0] == g[v.node].inputs[0] || !detail::parallel_convs(g, m.node(0), v.node)) return fail("the convs differ in shape or share an input");
+        if (g[k].inputs[0] == g[v.node].inputs[0] || !detail::parallel_convs(g, m.node(0), v.node)) return fail(why, "the convs differ in shape or share an input");
       m.nodes.push_back(v.node);
     }
     m.nodes.push_back(root);
     m.outputs.push_back({root, 0});
-    if (Status s = accept(idx, m); !s) return fail(s.why);
-    sink(m);
+    offer(idx, m, sink, why);
   }
   template <class Set>
   static Target apply(Rewriter<Set>& rw, Match const& m) {
     auto const& g = rw.graph();
     return {detail::grouped_conv(rw, std::span<NodeId const>(m.nodes.data(), m.nodes.size() - 1), detail::derived_name(g, m.nodes.back(), "grouped"))};
   }
+};
+
+template <>
+struct RuleExample<MergeParallelConvs> {
   template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
+    GraphBuilder<Set> b;
+    auto ys = detail::parallel_convs_example(b, rng, 2);
+    return std::move(b).build({b.relu(ys[0]), b.add(ys[1], ys[0])});
+  }
+};
+
+template <>
+struct RuleExample<ConcatConvsToGroupedConv> {
+  template <class Set>
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     auto ys = detail::parallel_convs_example(b, rng, static_cast<std::size_t>(detail::pick(rng, {2, 3})));
     return std::move(b).build({b.concat(ys, 1)});

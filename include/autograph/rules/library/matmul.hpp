@@ -12,7 +12,7 @@
 namespace autograph::rules {
 
 namespace detail {
-inline Status plain_matmul(MatMul const& m) { return m.act == Activation::none ? ok : no_match("the inner matmul applies an activation"); }
+inline constexpr auto plain_matmul = [](MatMul const& m) { return to_status(m.act == Activation::none, "the inner matmul applies an activation"); };
 
 /// The transpose that swaps the last two of `rank` axes.
 inline std::vector<std::int64_t> swap_last_two(std::size_t rank) {
@@ -21,9 +21,9 @@ inline std::vector<std::int64_t> swap_last_two(std::size_t rank) {
   if (rank >= 2) std::swap(p[rank - 1], p[rank - 2]);
   return p;
 }
-inline Status swaps_last_two(Transpose const& t) {
-  return t.perm.size() >= 2 && t.perm == swap_last_two(t.perm.size()) ? ok : no_match("the transpose does not swap the last two axes");
-}
+inline constexpr auto swaps_last_two = [](Transpose const& t) {
+  return to_status(t.perm.size() >= 2 && t.perm == swap_last_two(t.perm.size()), "the transpose does not swap the last two axes");
+};
 /// Would MatMul accept these shapes and give `out`?
 inline bool matmul_gives(TensorDesc const& a, TensorDesc const& b, TensorDesc const& out) {
   try {
@@ -52,97 +52,104 @@ Graph<Set> chain_example(std::mt19937_64& rng, bool left_nested) {
 }
 }  // namespace detail
 
-struct MatMulReassociateRight : PatternRule<MatMulReassociateRight> {
-  static constexpr std::string_view name = "matmul-reassociate-right";
-  template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var a = p.var(), b = p.var(), c = p.var();
-    auto ab = p.op(is<MatMul>, {a, b}).when(detail::plain_matmul);
-    auto abc = p.op(is<MatMul>, {ab, c});
-    p.output(abc);
-    p.check([](Graph<Set> const& g, Match const& m) {
-      try {
-        TensorDesc bc = detail::matmul_desc(g.desc(m.var(1)), g.desc(m.var(2)));
-        return detail::matmul_gives(g.desc(m.var(0)), bc, g[m.node(1)].outputs[0]) ? ok : no_match("the reassociated shapes differ");
-      } catch (ShapeError const&) {
-        return no_match("b c is not a valid product");
-      }
-    });
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    auto const& g = rw.graph();
-    std::string n = detail::derived_name(g, m.node(1), "reassoc");
-    Value bc = rw.add(MatMul{}, {m.var(1), m.var(2)}, n + ".bc");
-    return {rw.add(detail::op_at<MatMul>(g, m.node(1)), {m.var(0), bc}, n)};
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
-    return detail::chain_example<Set>(rng, true);
-  }
+inline namespace library {
+using namespace dsl;
+
+struct MatMulReassociateRight : Rewrite<MatMulReassociateRight, "matmul-reassociate-right"> {
+  static constexpr auto abc = matmul(matmul(a, b).when(detail::plain_matmul), c);
+  static constexpr auto from = abc.check([](auto const& m) {
+    try {
+      TensorDesc bc = detail::matmul_desc(m.desc(b), m.desc(c));
+      return to_status(detail::matmul_gives(m.desc(a), bc, m.graph()[m.node(abc)].outputs[0]), "the reassociated shapes differ");
+    } catch (ShapeError const&) {
+      return no_match("b c is not a valid product");
+    }
+  });
+  static constexpr auto to = abc.with(a, matmul(b, c));
 };
 
-struct MatMulReassociateLeft : PatternRule<MatMulReassociateLeft> {
-  static constexpr std::string_view name = "matmul-reassociate-left";
-  template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var a = p.var(), b = p.var(), c = p.var();
-    auto bc = p.op(is<MatMul>, {b, c}).when(detail::plain_matmul);
-    auto abc = p.op(is<MatMul>, {a, bc});
-    p.output(abc);
-    p.check([](Graph<Set> const& g, Match const& m) {
-      try {
-        TensorDesc ab = detail::matmul_desc(g.desc(m.var(0)), g.desc(m.var(1)));
-        return detail::matmul_gives(ab, g.desc(m.var(2)), g[m.node(1)].outputs[0]) ? ok : no_match("the reassociated shapes differ");
-      } catch (ShapeError const&) {
-        return no_match("a b is not a valid product");
-      }
-    });
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    auto const& g = rw.graph();
-    std::string n = detail::derived_name(g, m.node(1), "reassoc");
-    Value ab = rw.add(MatMul{}, {m.var(0), m.var(1)}, n + ".ab");
-    return {rw.add(detail::op_at<MatMul>(g, m.node(1)), {ab, m.var(2)}, n)};
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
-    return detail::chain_example<Set>(rng, false);
-  }
+struct MatMulReassociateLeft : Rewrite<MatMulReassociateLeft, "matmul-reassociate-left"> {
+  static constexpr auto abc = matmul(a, matmul(b, c).when(detail::plain_matmul));
+  static constexpr auto from = abc.check([](auto const& m) {
+    try {
+      TensorDesc ab = detail::matmul_desc(m.desc(a), m.desc(b));
+      return to_status(detail::matmul_gives(ab, m.desc(c), m.graph()[m.node(abc)].outputs[0]), "the reassociated shapes differ");
+    } catch (ShapeError const&) {
+      return no_match("a b is not a valid product");
+    }
+  });
+  static constexpr auto to = abc.with(matmul(a, b), c);
 };
 
-struct TransposeTranspose : PatternRule<TransposeTranspose> {
-  static constexpr std::string_view name = "transpose-transpose";
+/// The composed permutation is computed from the match.
+struct TransposeTranspose : Rewrite<TransposeTranspose, "transpose-transpose"> {
+  static constexpr auto t1 = transpose(x);
+  static constexpr auto from = transpose(t1);
   template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var x = p.var();
-    auto t1 = p.op(is<Transpose>, {x});
-    auto t2 = p.op(is<Transpose>, {t1});
-    p.output(t2);
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    auto const& g = rw.graph();
-    auto const& p1 = detail::op_at<Transpose>(g, m.node(0)).perm;
-    auto const& p2 = detail::op_at<Transpose>(g, m.node(1)).perm;
+  static Target apply(Rewriter<Set>& rw, Match const& match) {
+    auto m = bind<Set>(rw, match);
+    auto const& p1 = m[t1].perm;
+    auto const& p2 = m[from].perm;
     std::vector<std::int64_t> p(p2.size());
     bool identity = true;
     for (std::size_t i = 0; i < p2.size(); ++i) {
       p[i] = p1[static_cast<std::size_t>(p2[i])];  // output axis i reads t1's axis p2[i], which is x's axis p1[p2[i]]
       identity = identity && p[i] == static_cast<std::int64_t>(i);
     }
-    if (identity) return {m.var(0)};
-    return {rw.add(Transpose{p}, {m.var(0)}, g[m.node(1)].name)};
+    if (identity) return {m[x]};
+    return {rw.add(Transpose{p}, {m[x]}, m.name(from))};
   }
+};
+
+/// The transposes' permutations depend on the operands' ranks.
+struct TransposeOfMatMul : Rewrite<TransposeOfMatMul, "transpose-of-matmul"> {
+  static constexpr auto ab = matmul(a, b);
+  static constexpr auto from = transpose(ab).when(detail::swaps_last_two);
   template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Target apply(Rewriter<Set>& rw, Match const& match) {
+    auto m = bind<Set>(rw, match);
+    std::string n = detail::derived_name(m.graph(), m.root(), "swapped");
+    MatMul mm = m[ab];  // act commutes with the transpose
+    Value tb = rw.add(Transpose{detail::swap_last_two(m.desc(b).shape.rank())}, {m[b]}, n + ".tb");
+    Value ta = rw.add(Transpose{detail::swap_last_two(m.desc(a).shape.rank())}, {m[a]}, n + ".ta");
+    return {rw.add(mm, {tb, ta}, n)};
+  }
+};
+
+struct MatMulOfTransposes : Rewrite<MatMulOfTransposes, "matmul-of-transposes"> {
+  static constexpr auto from = matmul(transpose(b).when(detail::swaps_last_two), transpose(a).when(detail::swaps_last_two));
+  template <class Set>
+  static Target apply(Rewriter<Set>& rw, Match const& match) {
+    auto m = bind<Set>(rw, match);
+    std::string n = detail::derived_name(m.graph(), m.root(), "unswapped");
+    MatMul mm = m[from];
+    Value ab = rw.add(mm, {m[a], m[b]}, n + ".ab");
+    return {rw.add(Transpose{detail::swap_last_two(rw.graph().desc(ab).shape.rank())}, {ab}, n)};
+  }
+};
+
+}  // namespace library
+
+template <>
+struct RuleExample<MatMulReassociateRight> {
+  template <class Set>
+  static Graph<Set> make(std::mt19937_64& rng) {
+    return detail::chain_example<Set>(rng, true);
+  }
+};
+
+template <>
+struct RuleExample<MatMulReassociateLeft> {
+  template <class Set>
+  static Graph<Set> make(std::mt19937_64& rng) {
+    return detail::chain_example<Set>(rng, false);
+  }
+};
+
+template <>
+struct RuleExample<TransposeTranspose> {
+  template <class Set>
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     auto x = b.input("x", {2, 3, 4, 5});
     std::vector<std::int64_t> p1{0, 1, 2, 3}, p2{0, 1, 2, 3};
@@ -156,27 +163,10 @@ struct TransposeTranspose : PatternRule<TransposeTranspose> {
   }
 };
 
-struct TransposeOfMatMul : PatternRule<TransposeOfMatMul> {
-  static constexpr std::string_view name = "transpose-of-matmul";
+template <>
+struct RuleExample<TransposeOfMatMul> {
   template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var a = p.var(), b = p.var();
-    auto mm = p.op(is<MatMul>, {a, b});
-    auto t = p.op(is<Transpose>, {mm}).when(detail::swaps_last_two);
-    p.output(t);
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    auto const& g = rw.graph();
-    std::string n = detail::derived_name(g, m.node(1), "swapped");
-    Value tb = rw.add(Transpose{detail::swap_last_two(g.desc(m.var(1)).shape.rank())}, {m.var(1)}, n + ".tb");
-    Value ta = rw.add(Transpose{detail::swap_last_two(g.desc(m.var(0)).shape.rank())}, {m.var(0)}, n + ".ta");
-    return {rw.add(detail::op_at<MatMul>(g, m.node(0)), {tb, ta}, n)};  // act commutes with the transpose
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     std::int64_t m = detail::pick(rng, {2, 3}), k = detail::pick(rng, {3, 4}), n = detail::pick(rng, {2, 5});
     bool batched = detail::coin(rng);
@@ -187,27 +177,10 @@ struct TransposeOfMatMul : PatternRule<TransposeOfMatMul> {
   }
 };
 
-struct MatMulOfTransposes : PatternRule<MatMulOfTransposes> {
-  static constexpr std::string_view name = "matmul-of-transposes";
+template <>
+struct RuleExample<MatMulOfTransposes> {
   template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var b = p.var(), a = p.var();
-    auto tb = p.op(is<Transpose>, {b}).when(detail::swaps_last_two);
-    auto ta = p.op(is<Transpose>, {a}).when(detail::swaps_last_two);
-    auto mm = p.op(is<MatMul>, {tb, ta});
-    p.output(mm);
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    auto const& g = rw.graph();
-    std::string n = detail::derived_name(g, m.node(2), "unswapped");
-    Value ab = rw.add(detail::op_at<MatMul>(g, m.node(2)), {m.var(1), m.var(0)}, n + ".ab");
-    return {rw.add(Transpose{detail::swap_last_two(g.desc(ab).shape.rank())}, {ab}, n)};
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     std::int64_t m = detail::pick(rng, {2, 3}), k = detail::pick(rng, {3, 4}), n = detail::pick(rng, {2, 5});
     auto a = b.input("a", detail::coin(rng) ? Shape{2, m, k} : Shape{m, k});

@@ -102,16 +102,10 @@ struct MergeSiblingOps : PatternRule<MergeSiblingOps> {
   static Target apply(Rewriter<Set>& rw, Match const& m) {
     return detail::merge_siblings(rw, std::span<NodeId const>(m.nodes.data(), 2));
   }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
-    return detail::siblings_example<Set>(rng, 2);
-  }
 };
 
 /// All k >= 3 mutually mergeable siblings at once (one match per group, rooted at its first op).
-struct MergeAllSiblingOps {
-  static constexpr std::string_view name = "merge-all-sibling-ops";
-
+struct MergeAllSiblingOps : HandMatcher<"merge-all-sibling-ops"> {
   template <class Set>
   static std::span<void const* const> roots() {
     return ChannelMergeTable<Set>::get().types;
@@ -119,32 +113,24 @@ struct MergeAllSiblingOps {
   template <class Set>
   static void match(MatchIndex<Set> const& idx, NodeId root, MatchSink sink, char const** why = nullptr) {
     auto const& g = idx.graph();
-    auto fail = [&](char const* r) {
-      if (why) *why = r;
-    };
-    if (g[root].inputs.empty()) return fail("the op has no data input");
+    if (g[root].inputs.empty()) return fail(why, "the op has no data input");
     Value x = g[root].inputs[0];
     Match m;
     m.nodes.push_back(root);
     for (Use u : g.users(x.node)) {
       if (u.input != 0 || u.node == root || g[u.node].inputs[0] != x || m.contains(u.node)) continue;
       if (!detail::siblings_merge(g, root, u.node)) continue;
-      if (u.node < root) return fail("a mergeable sibling with a smaller id roots this group");
+      if (u.node < root) return fail(why, "a mergeable sibling with a smaller id roots this group");
       m.nodes.push_back(u.node);
     }
-    if (m.nodes.size() < 3) return fail("fewer than three mergeable siblings (merge-sibling-ops merges pairs)");
+    if (m.nodes.size() < 3) return fail(why, "fewer than three mergeable siblings (merge-sibling-ops merges pairs)");
     std::ranges::sort(m.nodes);
     for (NodeId n : m.nodes) m.outputs.push_back({n, 0});
-    if (Status s = accept(idx, m); !s) return fail(s.why);
-    sink(m);
+    offer(idx, m, sink, why);
   }
   template <class Set>
   static Target apply(Rewriter<Set>& rw, Match const& m) {
     return detail::merge_siblings(rw, std::span<NodeId const>(m.nodes.data(), m.nodes.size()));
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
-    return detail::siblings_example<Set>(rng, static_cast<std::size_t>(detail::pick(rng, {3, 4})));
   }
 };
 
@@ -184,85 +170,115 @@ Graph<Set> input_channels_example(std::mt19937_64& rng, bool concat_form) {
 }
 }  // namespace detail
 
-struct MergeInputChannels : PatternRule<MergeInputChannels> {
-  static constexpr std::string_view name = "merge-input-channels";
+namespace detail {
+/// Ops that sum over their input channels and merge along them (Conv2D, MatMul, opted-in user ops).
+struct InputChannelMergeable {
+  using op_class_tag = void;
+  static constexpr std::string_view label = "InputChannelMergeable";
+  template <class Set>
+  static std::span<void const* const> types() {
+    return ChannelMergeTable<Set>::get().input_types;
+  }
+};
+/// The channel-merge entry of node n's operator type (null when it has none).
+template <class Set>
+auto const* merge_entry(Graph<Set> const& g, NodeId n) {
+  return ChannelMergeTable<Set>::get().find(g[n].op.type_id());
+}
+}  // namespace detail
 
+inline namespace library {
+using namespace dsl;
+
+struct MergeInputChannels : Rewrite<MergeInputChannels, "merge-input-channels"> {
+  static constexpr Variable<8> x1{};
+  static constexpr Variable<9> w1{};
+  static constexpr Variable<10> x2{};
+  static constexpr Variable<11> w2{};
+  static constexpr auto pa = op<detail::InputChannelMergeable>(x1, w1);
+  static constexpr auto pb = op<detail::InputChannelMergeable>(x2, w2);
+  static constexpr auto sum = add(pa, pb);
+  static constexpr auto from = sum.check([](auto const& m) {
+    auto const& g = m.graph();
+    auto const* e = detail::merge_entry(g, m.node(pa));
+    if (!e || m[pb].type_id() != e->type || !e->input_mergeable(m[pa], m[pb])) return no_match("the two ops are not the same op over different input channels");
+    Shape const &s1 = m.desc(x1).shape, &v1 = m.desc(w1).shape;
+    if (!detail::same_but(s1, m.desc(x2).shape, e->input_axis(s1)) || !detail::same_but(v1, m.desc(w2).shape, e->weight_input_axis(v1)))
+      return no_match("inputs or weights differ in more than their input channels");
+    if (g[m.node(pa)].outputs[0] != g[m.node(pb)].outputs[0] || g[m.node(sum)].outputs[0] != g[m.node(pa)].outputs[0]) return no_match("the sum broadcasts");
+    return ok;
+  });
   template <class Set>
-  static Pattern<Set> source() {
-    auto const& types = ChannelMergeTable<Set>::get().input_types;
-    PatternBuilder<Set> p;
-    Var x1 = p.var(), w1 = p.var(), x2 = p.var(), w2 = p.var();
-    auto a = p.op_of(types, {x1, w1}, "InputChannelMergeable");
-    auto b = p.op_of(types, {x2, w2}, "InputChannelMergeable");
-    auto sum = p.op(is<Add>, {a, b});
-    p.output(sum);
-    p.check([](Graph<Set> const& g, Match const& m) {
-      auto const* e = ChannelMergeTable<Set>::get().find(g[m.node(0)].op.type_id());
-      if (!e || g[m.node(1)].op.type_id() != e->type || !e->input_mergeable(g[m.node(0)].op, g[m.node(1)].op))
-        return no_match("the two ops are not the same op over different input channels");
-      Shape const &x1 = g.desc(m.var(0)).shape, &w1 = g.desc(m.var(1)).shape;
-      if (!detail::same_but(x1, g.desc(m.var(2)).shape, e->input_axis(x1)) || !detail::same_but(w1, g.desc(m.var(3)).shape, e->weight_input_axis(w1)))
-        return no_match("inputs or weights differ in more than their input channels");
-      if (g[m.node(0)].outputs[0] != g[m.node(1)].outputs[0] || g[m.node(2)].outputs[0] != g[m.node(0)].outputs[0])
-        return no_match("the sum broadcasts");
-      return ok;
-    });
-    return std::move(p).build();
+  static Target apply(Rewriter<Set>& rw, Match const& match) {
+    auto m = bind<Set>(rw, match);
+    auto const* e = detail::merge_entry(m.graph(), m.node(pa));
+    std::string n = detail::derived_name(m.graph(), m.node(sum), "merged");
+    AnyOp op = m[pa];  // a copy: adding nodes may move the graph's storage
+    Value x = rw.add(Concat{e->input_axis(m.desc(x1).shape)}, {m[x1], m[x2]}, n + ".x");
+    Value w = rw.add(Concat{e->weight_input_axis(m.desc(w1).shape)}, {m[w1], m[w2]}, n + ".w");
+    return {rw.add(op, {x, w}, n)};
   }
+};
+
+struct SplitInputChannels : Rewrite<SplitInputChannels, "split-input-channels"> {
+  static constexpr Variable<8> x1{};
+  static constexpr Variable<9> x2{};
+  static constexpr auto cat = op<Concat>(x1, x2);
+  static constexpr auto merged = op<detail::InputChannelMergeable>(cat, w);
+  static constexpr auto from = merged.check([](auto const& m) {
+    auto const* e = detail::merge_entry(m.graph(), m.node(merged));
+    if (!e || !e->input_mergeable(m[merged], m[merged])) return no_match("the op does not sum over its input channels");
+    Shape const& xs = m.graph()[m.node(cat)].outputs[0].shape;
+    return to_status(static_cast<std::int64_t>(xs.normalize_axis(m[cat].axis)) == e->input_axis(xs), "the concat is not along the op's input channels");
+  });
   template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    auto const& g = rw.graph();
-    auto const* e = ChannelMergeTable<Set>::get().find(g[m.node(0)].op.type_id());
-    std::string n = detail::derived_name(g, m.node(2), "merged");
-    Value x = rw.add(Concat{e->input_axis(g.desc(m.var(0)).shape)}, {m.var(0), m.var(2)}, n + ".x");
-    Value w = rw.add(Concat{e->weight_input_axis(g.desc(m.var(1)).shape)}, {m.var(1), m.var(3)}, n + ".w");
-    return {rw.add(g[m.node(0)].op, {x, w}, n)};
+  static Target apply(Rewriter<Set>& rw, Match const& match) {
+    auto m = bind<Set>(rw, match);
+    auto const* e = detail::merge_entry(m.graph(), m.node(merged));
+    std::string n = detail::derived_name(m.graph(), m.node(merged), "split");
+    Shape const& s1 = m.desc(x1).shape;
+    Shape const& s2 = m.desc(x2).shape;
+    auto ia = static_cast<std::size_t>(e->input_axis(s1));
+    Value wv = m[w];
+    auto ws = rw.add_multi(Split{e->weight_input_axis(m.desc(w).shape), {s1[ia], s2[ia]}}, {&wv, 1}, n + ".w");
+    AnyOp op = m[merged];
+    Value a = rw.add(op, {m[x1], ws[0]}, n + ".a");
+    Value b = rw.add(op, {m[x2], ws[1]}, n + ".b");
+    return {rw.add(Add{}, {a, b}, n)};
   }
+};
+
+}  // namespace library
+
+template <>
+struct RuleExample<MergeInputChannels> {
   template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     return detail::input_channels_example<Set>(rng, false);
   }
 };
 
-struct SplitInputChannels : PatternRule<SplitInputChannels> {
-  static constexpr std::string_view name = "split-input-channels";
-
+template <>
+struct RuleExample<SplitInputChannels> {
   template <class Set>
-  static Pattern<Set> source() {
-    auto const& types = ChannelMergeTable<Set>::get().input_types;
-    PatternBuilder<Set> p;
-    Var x1 = p.var(), x2 = p.var(), w = p.var();
-    auto cat = p.op(is<Concat>, {x1, x2});
-    auto op = p.op_of(types, {cat, w}, "InputChannelMergeable");
-    p.output(op);
-    p.check([](Graph<Set> const& g, Match const& m) {
-      auto const* e = ChannelMergeTable<Set>::get().find(g[m.node(1)].op.type_id());
-      if (!e || !e->input_mergeable(g[m.node(1)].op, g[m.node(1)].op)) return no_match("the op does not sum over its input channels");
-      Shape const& xs = g[m.node(0)].outputs[0].shape;
-      if (static_cast<std::int64_t>(xs.normalize_axis(detail::op_at<Concat>(g, m.node(0)).axis)) != e->input_axis(xs))
-        return no_match("the concat is not along the op's input channels");
-      return ok;
-    });
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    auto const& g = rw.graph();
-    auto const* e = ChannelMergeTable<Set>::get().find(g[m.node(1)].op.type_id());
-    std::string n = detail::derived_name(g, m.node(1), "split");
-    Shape const& x1 = g.desc(m.var(0)).shape;
-    Shape const& x2 = g.desc(m.var(1)).shape;
-    auto ia = static_cast<std::size_t>(e->input_axis(x1));
-    Value w = m.var(2);
-    auto ws = rw.add_multi(Split{e->weight_input_axis(g.desc(w).shape), {x1[ia], x2[ia]}}, {&w, 1}, n + ".w");
-    AnyOp op = g[m.node(1)].op;
-    Value a = rw.add(op, {m.var(0), ws[0]}, n + ".a");
-    Value b = rw.add(op, {m.var(1), ws[1]}, n + ".b");
-    return {rw.add(Add{}, {a, b}, n)};
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     return detail::input_channels_example<Set>(rng, true);
+  }
+};
+
+template <>
+struct RuleExample<MergeSiblingOps> {
+  template <class Set>
+  static Graph<Set> make(std::mt19937_64& rng) {
+    return detail::siblings_example<Set>(rng, 2);
+  }
+};
+
+template <>
+struct RuleExample<MergeAllSiblingOps> {
+  template <class Set>
+  static Graph<Set> make(std::mt19937_64& rng) {
+    return detail::siblings_example<Set>(rng, static_cast<std::size_t>(detail::pick(rng, {3, 4})));
   }
 };
 

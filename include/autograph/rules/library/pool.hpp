@@ -5,32 +5,26 @@
 
 namespace autograph::rules {
 
-struct AvgPoolAdd : PatternRule<AvgPoolAdd> {
-  static constexpr std::string_view name = "avgpool-add";
+inline namespace library {
+using namespace dsl;
+
+struct AvgPoolAdd : Rewrite<AvgPoolAdd, "avgpool-add"> {
+  static constexpr auto avg = [](Pool2D const& q) { return to_status(q.kind == PoolKind::avg, "max pooling is not linear"); };
+  static constexpr auto pa = pool2d(a).when(avg);
+  static constexpr auto pb = pool2d(b).when(avg);
+  static constexpr auto from = add(pa, pb).check([](auto const& m) {
+    if (!(m.graph()[m.node(pa)].op == m.graph()[m.node(pb)].op)) return no_match("the poolings differ");
+    return to_status(m.desc(a) == m.desc(b), "the pooled inputs differ in shape");
+  });
+  static constexpr auto to = pa.with(add(a, b));
+};
+
+}  // namespace library
+
+template <>
+struct RuleExample<AvgPoolAdd> {
   template <class Set>
-  static Pattern<Set> source() {
-    PatternBuilder<Set> p;
-    Var a = p.var(), b = p.var();
-    auto avg = [](Pool2D const& q) { return q.kind == PoolKind::avg ? ok : no_match("max pooling is not linear"); };
-    auto pa = p.op(is<Pool2D>, {a}).when(avg);
-    auto pb = p.op(is<Pool2D>, {b}).when(avg);
-    auto sum = p.op(is<Add>, {pa, pb});
-    p.output(sum);
-    p.check([](Graph<Set> const& g, Match const& m) {
-      if (!(g[m.node(0)].op == g[m.node(1)].op)) return no_match("the poolings differ");
-      return g.desc(m.var(0)) == g.desc(m.var(1)) ? ok : no_match("the pooled inputs differ in shape");
-    });
-    return std::move(p).build();
-  }
-  template <class Set>
-  static Target apply(Rewriter<Set>& rw, Match const& m) {
-    auto const& g = rw.graph();
-    std::string n = detail::derived_name(g, m.node(2), "pooled_sum");
-    Value s = rw.add(Add{}, {m.var(0), m.var(1)}, n + ".sum");
-    return {rw.add(g[m.node(0)].op, {s}, n)};
-  }
-  template <class Set>
-  static Graph<Set> example(std::mt19937_64& rng) {
+  static Graph<Set> make(std::mt19937_64& rng) {
     GraphBuilder<Set> b;
     Shape s{detail::pick(rng, {1, 2}), 3, detail::pick(rng, {5, 6}), 7};
     auto x = b.input("a", s), y = b.input("b", s);
