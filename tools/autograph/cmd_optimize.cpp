@@ -47,6 +47,7 @@ struct OptimizeOptions {
   std::int64_t batch = 0;           // 0: the model's own
   double time_limit = 60;
   bool no_verify = false;
+  bool rule_report = false;         // per-rule matches, rewrites, applications and time
   std::uint64_t seed = 1;
 };
 
@@ -197,6 +198,9 @@ int run(OptimizeOptions const& o) {
       for (auto const& n : r.left_out) names += (names.empty() ? "" : ", ") + n;
       std::printf("%s left out rules that on their own made the graph slower: %s\n", r.name.c_str(), names.c_str());
     }
+  if (o.rule_report)
+    for (auto const& r : results)
+      if (!r.rule_stats.empty()) std::printf("\nrules of %s:\n%s", r.name.c_str(), format_rule_report(r.rule_stats).c_str());
   for (auto const& r : results)
     if (!r.verification.passed && bo.verify)
       std::fprintf(stderr, "verification of %s failed: %s\n", r.name.c_str(), r.verification.why.c_str());
@@ -232,7 +236,12 @@ int run(OptimizeOptions const& o) {
     j["device"] = device_name;
     j["runtime"] = "simulated (roofline) — an estimate";
     j["configurations"] = nlohmann::json::array();
-    for (auto const& r : results)
+    for (auto const& r : results) {
+      nlohmann::json rule_stats = nlohmann::json::array();
+      for (auto const& s : r.rule_stats)
+        if (s.matches || s.applications)
+          rule_stats.push_back({{"rule", s.name}, {"matches", s.matches}, {"rewrites", s.rewrites}, {"applications", s.applications},
+                                {"match_seconds", s.match_seconds}, {"apply_seconds", s.apply_seconds}});
       j["configurations"].push_back({{"name", r.name},
                                      {"latency_ms", r.latency_ms},
                                      {"search_seconds", r.search_seconds},
@@ -246,7 +255,9 @@ int run(OptimizeOptions const& o) {
                                       {{"ran", r.verification.ran},
                                        {"passed", r.verification.passed},
                                        {"max_rel_error", r.verification.max_rel_error},
-                                       {"detail", r.verification.why}}}});
+                                       {"detail", r.verification.why}}},
+                                     {"rules", rule_stats}});
+    }
     // Every phase up to the report itself (its own write takes milliseconds).
     j["phases"] = nlohmann::json::array();
     for (auto const& [name, sec] : phases.spent) j["phases"].push_back({{"name", name}, {"seconds", sec}});
@@ -283,6 +294,7 @@ autograph::cli::Register reg{{"optimize", "optimize a model with every baseline 
                                     ->capture_default_str();
                                 app.add_option("--seed", o->seed, "seed of the random weights and inputs")->check(autograph::cli::seed_value)->capture_default_str();
                                 app.add_flag("--no-verify", o->no_verify, "skip checking optimized graphs on the reference executor");
+                                app.add_flag("--rule-report", o->rule_report, "print each searching configuration's per-rule report (matches, rewrites, applications, time)");
                                 return [o] { return run(*o); };
                               }}};
 

@@ -48,6 +48,7 @@ struct BaselineResult {
   Verification verification;
   Graph<Set> graph;                    // the graph this configuration runs
   std::vector<std::string> left_out;   // rules the search measured slower and left out
+  std::vector<RuleStats> rule_stats;   // per rule: matches, rewrites, applications, time (searching configurations)
   double verify_seconds = 0;           // checking `graph` on the reference executor
   // Everything run_baselines spent on this configuration: its search (or measurement), setup,
   // and verification. A search shared by taso and taso+nimble counts under the first recorded,
@@ -145,8 +146,14 @@ std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOpti
     OptimizerOptions o{.relax = 1.05, .partition = false, .measure_rounds = 0, .time_limit_s = opt.time_limit_s, .progress = opt.search_progress, .combine = false};
     Optimizer<Graph<Set>, Rules, SumCost, SeqRuntime> taso(seq, o, Engine(runtime_rules));
     auto r = taso.optimize(g);
-    if (wants("taso")) record("taso", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop.describe());
-    if (wants("taso+nimble")) record("taso+nimble", r.graph, nimble.measure(r.graph), r.search_seconds, r.rewrites, r.stop.describe());
+    if (wants("taso")) {
+      record("taso", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop.describe());
+      out.back().rule_stats = r.rule_stats;
+    }
+    if (wants("taso+nimble")) {
+      record("taso+nimble", r.graph, nimble.measure(r.graph), r.search_seconds, r.rewrites, r.stop.describe());
+      out.back().rule_stats = r.rule_stats;
+    }
   }
   if (wants("metaflow")) {
     start("metaflow");
@@ -163,6 +170,7 @@ std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOpti
     Optimizer<Graph<Set>, Rules, SumCost, SeqRuntime> metaflow(seq, o, Engine(runtime_rules));
     auto r = metaflow.optimize(g);
     record("metaflow", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop.describe());
+    out.back().rule_stats = r.rule_stats;
   }
   if (wants("autograph")) {
     start("autograph");
@@ -171,6 +179,7 @@ std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOpti
     auto r = autograph.optimize(g);
     record("autograph", r.graph, r.latency_ms, r.search_seconds, r.rewrites, r.stop.describe());
     out.back().left_out = r.left_out;
+    out.back().rule_stats = r.rule_stats;
   }
   return out;
 }

@@ -40,7 +40,7 @@ class RuleExpander {
   template <class Emit>
   void operator()(Graph<Set> const& g, Emit&& emit) {
     emitted_.clear();
-    auto found = engine_->find_matches_each_rule(g, [&](RuleId rule, auto&& run) {
+    auto found = engine_->find_matches_each_rule(g, [&](RuleId rule, rules::FunctionRef<void()> run) {
       auto t = Clock::now();
       run();
       local_[rule].match_seconds += seconds_since(t);
