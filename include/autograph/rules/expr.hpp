@@ -17,6 +17,7 @@
 // `auto m = bind<Set>(rw, match); m[conv]` is the matched Conv2D, `m[x]` the Value bound to x.
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -136,59 +137,38 @@ inline constexpr OpMaker<Conv2D> conv2d;
 
 namespace detail {
 
-template <class T>
-inline constexpr char expr_tag = 0;  // &expr_tag<T> names node type T in constant expressions
-
-template <class E>
-struct ExprParts;  // inputs of a node
-template <class O, unsigned F, class C, class... In>
-struct ExprParts<dsl::OpExpr<O, F, C, In...>> {
-  template <class V>
-  static constexpr void each_input(V&& v) {
-    (v.template operator()<In>(), ...);
-  }
-};
-template <class N, class... In>
-struct ExprParts<dsl::CopyOp<N, In...>> {
-  template <class V>
-  static constexpr void each_input(V&& v) {
-    (v.template operator()<In>(), ...);
-  }
-};
-
 template <class E>
 inline constexpr bool is_variable = false;
 template <int I>
 inline constexpr bool is_variable<dsl::Variable<I>> = true;
-template <int I>
-constexpr int variable_id(dsl::Variable<I>) {
-  return I;
-}
 
-/// Where each variable and node of an expression goes: variables numbered by first appearance,
-/// nodes in post-order with identical subexpressions once.
-struct ExprLayout {
-  std::array<void const*, 16> nodes{};
-  std::size_t num_nodes = 0;
-  std::array<int, 64> var_index{};
-  int num_vars = 0;
-  constexpr ExprLayout() { var_index.fill(-1); }
-  constexpr int node_index(void const* tag) const {
-    for (std::size_t i = 0; i < num_nodes; ++i)
-      if (nodes[i] == tag) return static_cast<int>(i);
-    return -1;
-  }
-  template <class E>
-  constexpr void visit() {
-    if constexpr (is_variable<E>) {
-      int id = variable_id(E{});
-      if (var_index[static_cast<std::size_t>(id)] < 0) var_index[static_cast<std::size_t>(id)] = num_vars++;
-    } else {
-      ExprParts<E>::each_input([this]<class In>() { visit<In>(); });
-      if (node_index(&expr_tag<E>) < 0) nodes[num_nodes++] = &expr_tag<E>;
-    }
-  }
+template <class... Ts>
+struct TypeList {};
+
+template <class L, class T>
+struct PushUnique;
+template <class... Ts, class T>
+struct PushUnique<TypeList<Ts...>, T> {
+  using type = std::conditional_t<(std::is_same_v<T, Ts> || ...), TypeList<Ts...>, TypeList<Ts..., T>>;
 };
+
+/// The variables and nodes of an expression in post-order, each once: Acc extended by E's.
+/// Computed on types rather than on addresses of per-type tags: under -fsanitize=address GCC
+/// refuses to compare the addresses of two distinct objects in a constant expression.
+template <class E, class Acc>
+struct PostOrder : PushUnique<Acc, E> {};  // a variable
+template <class Acc, class... In>
+struct PostOrderAll {
+  using type = Acc;
+};
+template <class Acc, class I, class... Rest>
+struct PostOrderAll<Acc, I, Rest...> : PostOrderAll<typename PostOrder<I, Acc>::type, Rest...> {};
+template <class O, unsigned F, class C, class... In, class Acc>
+struct PostOrder<dsl::OpExpr<O, F, C, In...>, Acc>
+    : PushUnique<typename PostOrderAll<Acc, In...>::type, dsl::OpExpr<O, F, C, In...>> {};
+template <class N, class... In, class Acc>
+struct PostOrder<dsl::CopyOp<N, In...>, Acc>
+    : PushUnique<typename PostOrderAll<Acc, In...>::type, dsl::CopyOp<N, In...>> {};
 
 template <class E>
 struct RootOf {
@@ -200,11 +180,27 @@ struct RootOf<dsl::Checked<E, F...>> {
 };
 
 template <class Source>
-inline constexpr ExprLayout layout_of = [] {
-  ExprLayout l;
-  l.visit<typename RootOf<Source>::type>();
-  return l;
-}();
+using PostOrderOf = typename PostOrder<typename RootOf<Source>::type, TypeList<>>::type;
+
+// Where T goes among the items of its kind, as PatternBuilder numbers them: variables by first
+// appearance, nodes in post-order with identical subexpressions once; -1 when T is not there.
+template <class T, class... Ts>
+constexpr int position_among_kind(TypeList<Ts...>) {
+  int i = 0, found = -1;
+  ((found < 0 && std::is_same_v<T, Ts> ? void(found = i) : void(), i += is_variable<Ts> == is_variable<T>), ...);
+  return found;
+}
+template <bool Variables, class... Ts>
+constexpr std::size_t count_of_kind(TypeList<Ts...>) {
+  return (std::size_t{0} + ... + std::size_t{is_variable<Ts> == Variables});
+}
+
+template <class Source, class T>
+inline constexpr int position_in = position_among_kind<T>(PostOrderOf<Source>{});
+template <class Source>
+inline constexpr std::size_t num_nodes = count_of_kind<false>(PostOrderOf<Source>{});
+template <class Source>
+inline constexpr std::size_t num_vars = count_of_kind<true>(PostOrderOf<Source>{});
 
 }  // namespace detail
 
@@ -218,7 +214,7 @@ class Bindings {
 
   template <int I>
   Value operator[](dsl::Variable<I>) const {
-    constexpr int i = detail::layout_of<Source>.var_index[I];
+    constexpr int i = detail::position_in<Source, dsl::Variable<I>>;
     static_assert(i >= 0, "the source does not bind this variable");
     return m_.var(static_cast<std::size_t>(i));
   }
@@ -232,7 +228,7 @@ class Bindings {
   }
   template <class E>
   NodeId node(E) const {
-    constexpr int i = detail::layout_of<Source>.node_index(&detail::expr_tag<E>);
+    constexpr int i = detail::position_in<Source, E>;
     static_assert(i >= 0, "this node is not part of the source");
     return m_.node(static_cast<std::size_t>(i));
   }
@@ -249,7 +245,7 @@ class Bindings {
     return g_.desc((*this)[v]);
   }
   /// The source's root node (the last one in post-order).
-  NodeId root() const { return m_.node(detail::layout_of<Source>.num_nodes - 1); }
+  NodeId root() const { return m_.node(detail::num_nodes<Source> - 1); }
   Graph<Set> const& graph() const { return g_; }
   Match const& match() const { return m_; }
 
@@ -260,24 +256,23 @@ class Bindings {
 
 namespace detail {
 
-template <class Set>
+template <class Source, class Set>
 struct SourceCompiler {
   PatternBuilder<Set>& p;
-  ExprLayout const& layout;
-  std::array<Operand, 64> vars{};
-  std::array<bool, 64> var_declared{};
-  std::array<Operand, 16> nodes{};
-  std::array<bool, 16> declared{};
+  std::array<Operand, num_vars<Source>> vars{};
+  std::array<bool, num_vars<Source>> var_declared{};
+  std::array<Operand, num_nodes<Source>> nodes{};
+  std::array<bool, num_nodes<Source>> declared{};
 
   // Declares E's variables and nodes on first use, in the order ExprLayout numbered them.
   template <class E>
   Operand operand() {
     if constexpr (is_variable<E>) {
-      auto i = static_cast<std::size_t>(layout.var_index[static_cast<std::size_t>(variable_id(E{}))]);
+      constexpr auto i = static_cast<std::size_t>(position_in<Source, E>);
       if (!var_declared[i]) vars[i] = p.var(), var_declared[i] = true;
       return vars[i];
     } else {
-      auto i = static_cast<std::size_t>(layout.node_index(&expr_tag<E>));
+      constexpr auto i = static_cast<std::size_t>(position_in<Source, E>);
       if (!declared[i]) nodes[i] = declare(E{}), declared[i] = true;
       return nodes[i];
     }
@@ -325,7 +320,7 @@ std::string target_name(Graph<Set> const& g, NodeId root, std::string_view rule)
 template <class Set, class Source>
 Pattern<Set> compile_source() {
   PatternBuilder<Set> p;
-  detail::SourceCompiler<Set> sc{p, detail::layout_of<Source>};
+  detail::SourceCompiler<Source, Set> sc{p};
   p.output(sc.template operand<typename detail::RootOf<Source>::type>());
   detail::MatchChecks<Source>::add(p);
   return std::move(p).build();
@@ -334,27 +329,21 @@ Pattern<Set> compile_source() {
 namespace detail {
 
 /// Builds a target expression through the Rewriter, post-order, one node per distinct subexpression.
-template <class Source, class Set>
+template <class Source, class Target, class Set>
 struct TargetBuilder {
   Rewriter<Set>& rw;
   Bindings<Source, Set> m;
   std::string const& base;  // name prefix of the target's inner nodes
-  std::array<void const*, 16> built_tags{};
-  std::array<Value, 16> built{};
-  std::size_t num_built = 0;
+  std::array<std::optional<Value>, num_nodes<Target>> built{};
 
   template <class E>
-  Value value(bool root = false) {
+  Value value() {
     if constexpr (is_variable<E>) {
       return m[E{}];
     } else {
-      for (std::size_t i = 0; i < num_built; ++i)
-        if (built_tags[i] == &expr_tag<E>) return built[i];
-      std::string name = root ? base : base + "." + std::to_string(num_built);
-      Value v = make(E{}, std::move(name));
-      built_tags[num_built] = &expr_tag<E>;
-      built[num_built++] = v;
-      return v;
+      constexpr auto i = static_cast<std::size_t>(position_in<Target, E>);
+      if (!built[i]) built[i] = make(E{}, i + 1 == built.size() ? base : base + "." + std::to_string(i));
+      return *built[i];
     }
   }
   template <class O, unsigned F, class C, class... In>
@@ -411,8 +400,9 @@ struct Rewrite {
     static_assert(binds_target_vars<R>, "the target reads a variable the source does not bind");
     auto const& g = rw.graph();
     std::string base = detail::target_name(g, Bindings<Source<Set>, Set>(g, m).root(), name);
-    detail::TargetBuilder<Source<Set>, Set> t{rw, {g, m}, base};
-    return {t.template value<std::remove_cvref_t<decltype(R::to)>>(true)};
+    using To = std::remove_cvref_t<decltype(R::to)>;
+    detail::TargetBuilder<Source<Set>, To, Set> t{rw, {g, m}, base};
+    return {t.template value<To>()};
   }
 };
 
