@@ -1,6 +1,13 @@
-// Verification of every built-in rule (`autograph verify-rules`), compiled once (see
+// Verification of every built-in rule and of TASO's rules (`autograph verify-rules`), and the
+// rule-independent verification loop every verify_rule() call runs, compiled once (see
 // reference_executor.cpp for how these files work).
 #include <autograph/rules/default_verification.hpp>
 
-template std::vector<autograph::rules::VerifyResult> autograph::rules::verify_rules<autograph::BuiltinOps>(autograph::rules::Default,
-                                                                                                            autograph::rules::VerifyOptions const&);
+namespace autograph::rules {
+
+template VerifyResult detail::verify<BuiltinOps>(detail::RuleUnderTest<BuiltinOps> const&, VerifyOptions const&);
+template std::vector<VerifyResult> verify_rules<BuiltinOps>(Default, VerifyOptions const&);
+template std::vector<VerifyResult> verify_rules<BuiltinOps>(std::span<TasoRule<BuiltinOps> const>, VerifyOptions const&);
+template VerifyResult verify_rule<BuiltinOps>(TasoRule<BuiltinOps> const&, VerifyOptions const&);
+
+}  // namespace autograph::rules

@@ -7,6 +7,7 @@
 #include <autograph/graph/validate.hpp>
 #include <autograph/graph/weights.hpp>
 #include <autograph/rules/default_engine.hpp>
+#include <autograph/rules/default_verification.hpp>
 #include <autograph/rules/taso_loader.hpp>
 #include <autograph/rules/verify.hpp>
 

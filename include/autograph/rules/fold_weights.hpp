@@ -16,17 +16,23 @@
 
 #include "autograph/graph/topological_order.hpp"
 #include "autograph/rules/rewriter.hpp"
-#include "autograph/runtime/cpu/elementwise.hpp"
-#include "autograph/runtime/cpu/layout.hpp"
-#include "autograph/runtime/cpu/unary.hpp"
+#if !defined(AUTOGRAPH_PRECOMPILED)
+#include "autograph/rules/detail/reference_fold.hpp"
+#endif
 
 namespace autograph::rules {
 
 /// The reference kernel of weight transform `op` on `in` (a WeightFolder).
 /// @pre WeightTransformOps::holds(op) (the Rewriter asks only for those).
+#if defined(AUTOGRAPH_PRECOMPILED)
+// Compiled once in src/defaults/fold_with_reference.cpp: the visit over every transform's
+// kernel costs ~2 s of CPU in each translation unit that folds.
+std::vector<Tensor> fold_with_reference(AnyOp const& op, std::span<Tensor const> in, std::span<TensorDesc const> out);
+#else
 inline std::vector<Tensor> fold_with_reference(AnyOp const& op, std::span<Tensor const> in, std::span<TensorDesc const> out) {
-  return visit_op<WeightTransformOps>(op, [&](auto const& o) { return reference::evaluate(o, in, out); });
+  return detail::reference_fold(op, in, out);
 }
+#endif
 
 /// Folds `g` in place with `fold`; returns the number of transforms folded. Weights without
 /// data keep their transforms (cost models see those as constants either way).

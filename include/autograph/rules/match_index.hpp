@@ -19,27 +19,7 @@ namespace autograph::rules {
 template <class Set = BuiltinOps>
 class MatchIndex {
  public:
-  explicit MatchIndex(Graph<Set> const& g) : g_(&g), depth_(g.id_bound(), 0) {
-    std::vector<std::uint32_t> missing(g.id_bound(), 0);
-    std::vector<NodeId> ready;
-    ready.reserve(g.num_nodes());
-    for (NodeId id : g.node_ids()) {
-      by_type_[g[id].op.type_id()].push_back(id);
-      missing[id] = static_cast<std::uint32_t>(g[id].inputs.size());
-      if (missing[id] == 0) ready.push_back(id);
-    }
-    // Kahn's algorithm, FIFO: depth flows from producers to readers.
-    for (std::size_t head = 0; head < ready.size(); ++head) {
-      NodeId id = ready[head];
-      std::uint32_t d = 0;
-      for (Value in : g[id].inputs) d = std::max(d, depth_[in.node] + 1);
-      depth_[id] = d;
-      for (Use u : g.users(id))
-        if (--missing[u.node] == 0) ready.push_back(u.node);
-    }
-    if (ready.size() != g.num_nodes()) throw GraphError("MatchIndex: the graph has a cycle");
-    weight_only_ = weight_only_nodes(g, std::span<NodeId const>(ready));  // `ready` is a topological order
-  }
+  explicit MatchIndex(Graph<Set> const& g);
 
   Graph<Set> const& graph() const { return *g_; }
   /// Live nodes holding an operator of the given type (AnyOp::type_id()), ascending.
@@ -64,5 +44,33 @@ class MatchIndex {
   std::vector<char> weight_only_;
   mutable std::optional<Reachability> reach_;
 };
+
+// Defined outside the class so that the `extern template` below holds at -O2 (see rules/engine.hpp).
+template <class Set>
+MatchIndex<Set>::MatchIndex(Graph<Set> const& g) : g_(&g), depth_(g.id_bound(), 0) {
+  std::vector<std::uint32_t> missing(g.id_bound(), 0);
+  std::vector<NodeId> ready;
+  ready.reserve(g.num_nodes());
+  for (NodeId id : g.node_ids()) {
+    by_type_[g[id].op.type_id()].push_back(id);
+    missing[id] = static_cast<std::uint32_t>(g[id].inputs.size());
+    if (missing[id] == 0) ready.push_back(id);
+  }
+  // Kahn's algorithm, FIFO: depth flows from producers to readers.
+  for (std::size_t head = 0; head < ready.size(); ++head) {
+    NodeId id = ready[head];
+    std::uint32_t d = 0;
+    for (Value in : g[id].inputs) d = std::max(d, depth_[in.node] + 1);
+    depth_[id] = d;
+    for (Use u : g.users(id))
+      if (--missing[u.node] == 0) ready.push_back(u.node);
+  }
+  if (ready.size() != g.num_nodes()) throw GraphError("MatchIndex: the graph has a cycle");
+  weight_only_ = weight_only_nodes(g, std::span<NodeId const>(ready));  // `ready` is a topological order
+}
+
+#if defined(AUTOGRAPH_PRECOMPILED)
+extern template class MatchIndex<BuiltinOps>;  // src/defaults/rules_core.cpp
+#endif
 
 }  // namespace autograph::rules

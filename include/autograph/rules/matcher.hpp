@@ -181,4 +181,10 @@ void match_pattern(Pattern<Set> const& p, MatchIndex<Set> const& idx, NodeId roo
   m.run(root);
 }
 
+#if defined(AUTOGRAPH_PRECOMPILED)
+// src/defaults/rules_core.cpp: the matcher compiled once, not in every file that matches.
+extern template Status accept<BuiltinOps>(MatchIndex<BuiltinOps> const&, Match const&);
+extern template void match_pattern<BuiltinOps>(Pattern<BuiltinOps> const&, MatchIndex<BuiltinOps> const&, NodeId, MatchSink, char const**);
+#endif
+
 }  // namespace autograph::rules

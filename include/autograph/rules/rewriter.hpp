@@ -78,30 +78,14 @@ class Rewriter {
 
   /// Adds `op` reading `inputs` and returns its outputs; folds it when it is a weight transform
   /// whose inputs are all weights with data. Throws ShapeError/GraphError (the graph unchanged).
-  std::vector<Value> add_multi(AnyOp const& op, std::span<Value const> inputs, std::string name = {}) {
-    if (auto folded = try_fold(op, inputs, name)) return *folded;
-    NodeId id = g_.add(op, inputs, std::move(name));
-    log_.added.push_back(id);
-    std::vector<Value> outs;
-    for (std::uint32_t p = 0; p < g_[id].outputs.size(); ++p) outs.push_back({id, p});
-    return outs;
-  }
+  std::vector<Value> add_multi(AnyOp const& op, std::span<Value const> inputs, std::string name = {});
   /// Adds a single-output op (see add_multi).
-  Value add(AnyOp const& op, std::span<Value const> inputs, std::string name = {}) {
-    auto outs = add_multi(op, inputs, std::move(name));
-    if (outs.size() != 1) throw GraphError("Rewriter::add(): " + std::string(op.name()) + " has " + std::to_string(outs.size()) + " outputs; use add_multi()");
-    return outs[0];
-  }
+  Value add(AnyOp const& op, std::span<Value const> inputs, std::string name = {});
   Value add(AnyOp const& op, std::initializer_list<Value> inputs, std::string name = {}) {
     return add(op, std::span<Value const>(inputs.begin(), inputs.size()), std::move(name));
   }
   /// A new weight holding `data` (a constant a rule needs, such as a zero bias).
-  Value constant(Tensor const& data, std::string name = {}) {
-    Weight w{{data.shape(), DType::float32}, data.storage(), hash_value(name) ^ reinterpret_cast<std::uintptr_t>(data.storage().get()), WeightInit::uniform};
-    NodeId id = g_.add(AnyOp(std::move(w)), std::span<Value const>{}, std::move(name));
-    log_.added.push_back(id);
-    return {id, 0};
-  }
+  Value constant(Tensor const& data, std::string name = {});
 
   /// Points every reader of `from` (and graph outputs) at `to`.
   void replace_uses(Value from, Value to) {
@@ -111,66 +95,104 @@ class Rewriter {
 
   /// Removes the given nodes when nothing reads them any more, then their producers that became
   /// dead, and so on (Input nodes stay). Costs the size of what it removes.
-  std::size_t erase_dead(std::span<NodeId const> candidates) {
-    std::vector<NodeId> work(candidates.begin(), candidates.end());
-    std::size_t removed = 0;
-    while (!work.empty()) {
-      NodeId n = work.back();
-      work.pop_back();
-      if (!g_.contains(n) || !g_.users(n).empty() || g_.is_output(n) || g_[n].op.template is<Input>()) continue;
-      std::vector<Value> ins = g_[n].inputs;
-      g_.remove(n);
-      log_.removed.push_back(n);
-      ++removed;
-      for (Value in : ins) work.push_back(in.node);
-    }
-    return removed;
-  }
+  std::size_t erase_dead(std::span<NodeId const> candidates);
 
  private:
-  std::optional<std::vector<Value>> try_fold(AnyOp const& op, std::span<Value const> inputs, std::string const& name) {
-    if (!options_.fold || inputs.empty() || !WeightTransformOps::holds(op)) return std::nullopt;
-    std::vector<Tensor> in;
-    std::vector<TensorDesc> in_desc;
-    std::uint64_t key = op.hash();
-    for (Value v : inputs) {
-      auto const* w = g_.contains(v) ? g_[v.node].op.template get_if<Weight>() : nullptr;
-      if (!w || !w->data) return std::nullopt;
-      in.emplace_back(w->desc.shape, w->data);
-      in_desc.push_back(w->desc);
-      key = hash_combine(key, hash_tuple(w->params()));
-    }
-    std::vector<TensorDesc> out_desc;
-    try {
-      out_desc = op.infer(in_desc);
-    } catch (ShapeError const& e) {
-      throw ShapeError(std::string(op.name()) + " '" + name + "' on weights: " + e.what());
-    }
-    std::vector<FoldCache::Storage> data;
-    if (auto const* hit = options_.fold_cache ? options_.fold_cache->find(key) : nullptr) {
-      data = *hit;
-    } else {
-      auto out = options_.fold(op, in, out_desc);
-      if (out.size() != out_desc.size())
-        throw Error("weight folder: " + std::string(op.name()) + " '" + name + "' gave " + std::to_string(out.size()) + " tensors for " +
-                    std::to_string(out_desc.size()) + " outputs");
-      for (auto const& t : out) data.push_back(t.storage());
-      if (options_.fold_cache) options_.fold_cache->insert(key, data);
-    }
-    std::vector<Value> outs;
-    for (std::size_t i = 0; i < out_desc.size(); ++i) {
-      Weight w{out_desc[i], data[i], hash_combine(key, i), WeightInit::uniform};
-      NodeId id = g_.add(AnyOp(std::move(w)), std::span<Value const>{}, name.empty() ? "folded" : name);
-      log_.added.push_back(id);
-      outs.push_back({id, 0});
-    }
-    ++log_.folded;
-    return outs;
-  }
+  std::optional<std::vector<Value>> try_fold(AnyOp const& op, std::span<Value const> inputs, std::string const& name);
 
   Graph<Set>& g_;
   RewriteOptions options_;
   ChangeLog log_;
 };
+
+// The members with bodies of any size are defined outside the class so that the `extern
+// template` below holds at -O2 (see rules/engine.hpp).
+
+template <class Set>
+std::vector<Value> Rewriter<Set>::add_multi(AnyOp const& op, std::span<Value const> inputs, std::string name) {
+  if (auto folded = try_fold(op, inputs, name)) return *folded;
+  NodeId id = g_.add(op, inputs, std::move(name));
+  log_.added.push_back(id);
+  std::vector<Value> outs;
+  for (std::uint32_t p = 0; p < g_[id].outputs.size(); ++p) outs.push_back({id, p});
+  return outs;
+}
+
+template <class Set>
+Value Rewriter<Set>::add(AnyOp const& op, std::span<Value const> inputs, std::string name) {
+  auto outs = add_multi(op, inputs, std::move(name));
+  if (outs.size() != 1) throw GraphError("Rewriter::add(): " + std::string(op.name()) + " has " + std::to_string(outs.size()) + " outputs; use add_multi()");
+  return outs[0];
+}
+
+template <class Set>
+Value Rewriter<Set>::constant(Tensor const& data, std::string name) {
+  Weight w{{data.shape(), DType::float32}, data.storage(), hash_value(name) ^ reinterpret_cast<std::uintptr_t>(data.storage().get()), WeightInit::uniform};
+  NodeId id = g_.add(AnyOp(std::move(w)), std::span<Value const>{}, std::move(name));
+  log_.added.push_back(id);
+  return {id, 0};
+}
+
+template <class Set>
+std::size_t Rewriter<Set>::erase_dead(std::span<NodeId const> candidates) {
+  std::vector<NodeId> work(candidates.begin(), candidates.end());
+  std::size_t removed = 0;
+  while (!work.empty()) {
+    NodeId n = work.back();
+    work.pop_back();
+    if (!g_.contains(n) || !g_.users(n).empty() || g_.is_output(n) || g_[n].op.template is<Input>()) continue;
+    std::vector<Value> ins = g_[n].inputs;
+    g_.remove(n);
+    log_.removed.push_back(n);
+    ++removed;
+    for (Value in : ins) work.push_back(in.node);
+  }
+  return removed;
+}
+
+template <class Set>
+std::optional<std::vector<Value>> Rewriter<Set>::try_fold(AnyOp const& op, std::span<Value const> inputs, std::string const& name) {
+  if (!options_.fold || inputs.empty() || !WeightTransformOps::holds(op)) return std::nullopt;
+  std::vector<Tensor> in;
+  std::vector<TensorDesc> in_desc;
+  std::uint64_t key = op.hash();
+  for (Value v : inputs) {
+    auto const* w = g_.contains(v) ? g_[v.node].op.template get_if<Weight>() : nullptr;
+    if (!w || !w->data) return std::nullopt;
+    in.emplace_back(w->desc.shape, w->data);
+    in_desc.push_back(w->desc);
+    key = hash_combine(key, hash_tuple(w->params()));
+  }
+  std::vector<TensorDesc> out_desc;
+  try {
+    out_desc = op.infer(in_desc);
+  } catch (ShapeError const& e) {
+    throw ShapeError(std::string(op.name()) + " '" + name + "' on weights: " + e.what());
+  }
+  std::vector<FoldCache::Storage> data;
+  if (auto const* hit = options_.fold_cache ? options_.fold_cache->find(key) : nullptr) {
+    data = *hit;
+  } else {
+    auto out = options_.fold(op, in, out_desc);
+    if (out.size() != out_desc.size())
+      throw Error("weight folder: " + std::string(op.name()) + " '" + name + "' gave " + std::to_string(out.size()) + " tensors for " +
+                  std::to_string(out_desc.size()) + " outputs");
+    for (auto const& t : out) data.push_back(t.storage());
+    if (options_.fold_cache) options_.fold_cache->insert(key, data);
+  }
+  std::vector<Value> outs;
+  for (std::size_t i = 0; i < out_desc.size(); ++i) {
+    Weight w{out_desc[i], data[i], hash_combine(key, i), WeightInit::uniform};
+    NodeId id = g_.add(AnyOp(std::move(w)), std::span<Value const>{}, name.empty() ? "folded" : name);
+    log_.added.push_back(id);
+    outs.push_back({id, 0});
+  }
+  ++log_.folded;
+  return outs;
+}
+
+#if defined(AUTOGRAPH_PRECOMPILED)
+extern template class Rewriter<BuiltinOps>;  // src/defaults/rules_core.cpp
+#endif
 
 }  // namespace autograph::rules

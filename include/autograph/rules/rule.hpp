@@ -154,17 +154,31 @@ void for_each_match(R const& rule, MatchIndex<Set> const& idx, MatchSink sink) {
       if (!idx.weight_only(n)) rule.template match<Set>(idx, n, sink, nullptr);
 }
 
+namespace detail {
+/// explain() for any rule: its name, roots and match(), behind references, so that the body
+/// compiles once per operator set (src/defaults/ has it for BuiltinOps).
+template <class Set>
+std::string explain(std::string_view rule, std::span<void const* const> roots,
+                    FunctionRef<void(MatchIndex<Set> const&, NodeId, MatchSink, char const**)> match, Graph<Set> const& g, NodeId node);
+}  // namespace detail
+
 /// Why `rule` does not match with its root at `node` (the reason the last candidate failed), or
 /// an empty string when it does match there.
 template <class Set, class R>
 std::string explain(R const& rule, Graph<Set> const& g, NodeId node) {
+  auto match = [&](MatchIndex<Set> const& idx, NodeId n, MatchSink sink, char const** why) { rule.template match<Set>(idx, n, sink, why); };
+  return detail::explain<Set>(rule_name(rule), rule.template roots<Set>(), match, g, node);
+}
+
+template <class Set>
+std::string detail::explain(std::string_view rule, std::span<void const* const> roots,
+                            FunctionRef<void(MatchIndex<Set> const&, NodeId, MatchSink, char const**)> match, Graph<Set> const& g, NodeId node) {
   MatchIndex<Set> idx(g);
-  auto roots = rule.template roots<Set>();
   if (std::ranges::find(roots, g[node].op.type_id()) == roots.end())
-    return std::string(rule_name(rule)) + " does not start at " + std::string(g[node].op.name()) + " ops";
+    return std::string(rule) + " does not start at " + std::string(g[node].op.name()) + " ops";
   bool found = false;
   char const* why = nullptr;
-  rule.template match<Set>(idx, node, [&](Match const&) { found = true; }, &why);
+  match(idx, node, [&](Match const&) { found = true; }, &why);
   if (found) return {};
   return why ? why : "no candidate";
 }
@@ -176,6 +190,14 @@ struct Rewritten {
   ChangeLog changes;
 };
 
+namespace detail {
+/// rewrite() for any rule: the rule's name and its apply(), behind a reference, so that the
+/// body compiles once per operator set (src/defaults/ has it for BuiltinOps).
+template <class Set>
+std::optional<Rewritten<Set>> rewrite(Graph<Set> const& g, std::string_view rule, FunctionRef<Target(Rewriter<Set>&)> apply, Match const& m,
+                                      RewriteOptions const& o, std::string* why);
+}  // namespace detail
+
 /// Applies one match of `rule` to a copy of `g` (copy-on-write: the cost is the rewrite's size):
 /// builds the target, moves the readers of each mapped output to the target's value, and removes
 /// the source ops nothing reads any more. Returns nullopt when the target cannot be built for
@@ -183,19 +205,25 @@ struct Rewritten {
 template <class Set, class R>
 std::optional<Rewritten<Set>> rewrite(Graph<Set> const& g, R const& rule, Match const& m, RewriteOptions const& o = {},
                                       std::string* why = nullptr) {
+  return detail::rewrite<Set>(g, rule_name(rule), [&](Rewriter<Set>& rw) { return rule.template apply<Set>(rw, m); }, m, o, why);
+}
+
+template <class Set>
+std::optional<Rewritten<Set>> detail::rewrite(Graph<Set> const& g, std::string_view rule, FunctionRef<Target(Rewriter<Set>&)> apply, Match const& m,
+                                              RewriteOptions const& o, std::string* why) {
   Graph<Set> out = g;
   Rewriter<Set> rw(out, o);
   auto failed = [&](std::string reason) -> std::optional<Rewritten<Set>> {
-    if (why) *why = std::string(rule_name(rule)) + ": " + reason;
+    if (why) *why = std::string(rule) + ": " + reason;
     return std::nullopt;
   };
   std::vector<NodeId> changed;  // new nodes and the producers of the replacement values
   try {
-    Target t = rule.template apply<Set>(rw, m);
+    Target t = apply(rw);
     if (!t.status) return failed(t.status.why);
     if (t.values.size() != m.outputs.size())
-      throw Error("rule " + std::string(rule_name(rule)) + " built " + std::to_string(t.values.size()) + " values for " +
-                  std::to_string(m.outputs.size()) + " mapped outputs");
+      throw Error("rule " + std::string(rule) + " built " + std::to_string(t.values.size()) + " values for " + std::to_string(m.outputs.size()) +
+                  " mapped outputs");
     for (std::size_t i = 0; i < t.values.size(); ++i) rw.replace_uses(m.outputs[i], t.values[i]);
     for (Value v : t.values) changed.push_back(v.node);
   } catch (ShapeError const& e) {
@@ -213,5 +241,15 @@ std::optional<Rewritten<Set>> rewrite(Graph<Set> const& g, R const& rule, Match 
   ChangeLog log = rw.changes();
   return Rewritten<Set>{std::move(out), std::move(log)};
 }
+
+#if defined(AUTOGRAPH_PRECOMPILED)
+// src/defaults/rules_core.cpp: what every rule's rewrite() and explain() share, compiled once.
+extern template std::optional<Rewritten<BuiltinOps>> detail::rewrite<BuiltinOps>(Graph<BuiltinOps> const&, std::string_view,
+                                                                                  FunctionRef<Target(Rewriter<BuiltinOps>&)>, Match const&,
+                                                                                  RewriteOptions const&, std::string*);
+extern template std::string detail::explain<BuiltinOps>(std::string_view, std::span<void const* const>,
+                                                        FunctionRef<void(MatchIndex<BuiltinOps> const&, NodeId, MatchSink, char const**)>,
+                                                        Graph<BuiltinOps> const&, NodeId);
+#endif
 
 }  // namespace autograph::rules

@@ -17,6 +17,7 @@
 
 #include "autograph/graph/validate.hpp"
 #include "autograph/graph/weights.hpp"
+#include "autograph/ops/builtin.hpp"
 #include "autograph/rules/fold_weights.hpp"
 #include "autograph/rules/rule.hpp"
 #include "autograph/rules/taso_rule.hpp"
@@ -67,12 +68,38 @@ namespace detail {
 inline double relative_error(Tensor const& a, Tensor const& b) { return compare_output(a, b, INFINITY, 0).error; }
 }  // namespace detail
 
+namespace detail {
+/// What verification needs of one rule, behind non-owning references, so that the loop below
+/// compiles once per operator set (src/defaults/ has it for BuiltinOps) rather than once per
+/// rule: only these four calls are the rule's own code.
+template <class Set>
+struct RuleUnderTest {
+  std::string name;
+  FunctionRef<Graph<Set>(std::mt19937_64&)> example;
+  FunctionRef<void(MatchIndex<Set> const&, FunctionRef<void(Match const&)>)> for_each_match;
+  FunctionRef<std::string(Graph<Set> const&, NodeId)> explain;
+  FunctionRef<std::optional<Rewritten<Set>>(Graph<Set> const&, Match const&, RewriteOptions const&, std::string*)> rewrite;
+};
+
+template <class Set>
+VerifyResult verify(RuleUnderTest<Set> const& rule, VerifyOptions const& o);
+}  // namespace detail
+
 /// Verifies one rule on random examples (see the file comment).
 template <class Set, class R>
   requires VerifiableRule<R, Set>
 VerifyResult verify_rule(R const& rule, VerifyOptions const& o = {}) {
+  auto example = [&](std::mt19937_64& rng) { return make_example<Set>(rule, rng); };
+  auto matches = [&](MatchIndex<Set> const& idx, FunctionRef<void(Match const&)> sink) { rules::for_each_match(rule, idx, sink); };
+  auto why = [&](Graph<Set> const& g, NodeId id) { return rules::explain(rule, g, id); };
+  auto apply = [&](Graph<Set> const& g, Match const& m, RewriteOptions const& ro, std::string* w) { return rules::rewrite(g, rule, m, ro, w); };
+  return detail::verify<Set>({std::string(rule_name(rule)), example, matches, why, apply}, o);
+}
+
+template <class Set>
+VerifyResult detail::verify(RuleUnderTest<Set> const& rule, VerifyOptions const& o) {
   VerifyResult res;
-  res.rule = std::string(rule_name(rule));
+  res.rule = rule.name;
   auto fail = [&](std::string why) {
     res.verdict = Verdict::failed;
     res.reason = std::move(why);
@@ -84,7 +111,7 @@ VerifyResult verify_rule(R const& rule, VerifyOptions const& o = {}) {
     std::mt19937_64 rng(seed);
     Graph<Set> g;
     try {
-      g = make_example<Set>(rule, rng);
+      g = rule.example(rng);
     } catch (Error const& e) {
       if (t == 0) {
         res.verdict = Verdict::skipped;
@@ -98,11 +125,11 @@ VerifyResult verify_rule(R const& rule, VerifyOptions const& o = {}) {
     auto inputs = random_inputs(g, seed);
     MatchIndex<Set> idx(g);
     std::vector<Match> matches;
-    for_each_match(rule, idx, [&](Match const& m) { matches.push_back(m); });
+    rule.for_each_match(idx, [&](Match const& m) { matches.push_back(m); });
     if (matches.empty()) {
       std::string why = "no reason recorded";
       for (NodeId id : g.node_ids())
-        if (auto w = explain(rule, g, id); !w.empty() && w.find("does not start at") == std::string::npos) why = w;
+        if (auto w = rule.explain(g, id); !w.empty() && w.find("does not start at") == std::string::npos) why = w;
       return fail("the rule does not match its own example (trial " + std::to_string(t) + "): " + why);
     }
     Graph<Set> source = g;
@@ -111,7 +138,7 @@ VerifyResult verify_rule(R const& rule, VerifyOptions const& o = {}) {
     int rewritten = 0;
     std::string last_why;
     for (std::size_t k = 0; k < matches.size() && rewritten < o.matches_per_trial; ++k) {
-      auto r = rewrite(g, rule, matches[k], {.fold = fold_with_reference}, &last_why);
+      auto r = rule.rewrite(g, matches[k], {.fold = fold_with_reference}, &last_why);
       if (!r) continue;
       ++rewritten;
       try {
@@ -136,6 +163,11 @@ VerifyResult verify_rule(R const& rule, VerifyOptions const& o = {}) {
   }
   return res;
 }
+
+#if defined(AUTOGRAPH_PRECOMPILED)
+// Compiled once in src/defaults/verify_rules.cpp: each rule verified costs only its own calls.
+extern template VerifyResult detail::verify<BuiltinOps>(detail::RuleUnderTest<BuiltinOps> const&, VerifyOptions const&);
+#endif
 
 /// Every rule of a rule list.
 template <class Set, class... Rs>
