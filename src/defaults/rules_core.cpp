@@ -1,6 +1,7 @@
 // The rule machinery every rule shares over the built-in operators (the match index, the
-// matcher, the Rewriter, the bodies of rewrite() and explain()), compiled once rather than in
+// matcher, the Rewriter, the bodies of rewrite(), explain() and apply_greedily()), compiled once rather than in
 // every file that matches or rewrites (see reference_executor.cpp for how these files work).
+#include <autograph/rules/apply_greedily.hpp>
 #include <autograph/rules/rule.hpp>
 
 namespace autograph::rules {
@@ -15,5 +16,6 @@ template std::optional<Rewritten<BuiltinOps>> detail::rewrite<BuiltinOps>(Graph<
 template std::string detail::explain<BuiltinOps>(std::string_view, std::span<void const* const>,
                                                  FunctionRef<void(MatchIndex<BuiltinOps> const&, NodeId, MatchSink, char const**)>,
                                                  Graph<BuiltinOps> const&, NodeId);
+template GreedyResult<BuiltinOps> detail::apply_greedily<BuiltinOps>(Graph<BuiltinOps>, detail::EngineRef<BuiltinOps> const&, GreedyOptions const&);
 
 }  // namespace autograph::rules

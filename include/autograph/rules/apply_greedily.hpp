@@ -56,9 +56,34 @@ struct GreedyResult {
   }
 };
 
+namespace detail {
+/// An engine behind references (a MatchApplier), so that the driver below compiles once per
+/// operator set (src/defaults/ has it for BuiltinOps) rather than once per rule or engine.
+template <class Set>
+struct EngineRef {
+  std::size_t rules;
+  FunctionRef<std::vector<FoundMatch>(Graph<Set> const&)> find;
+  FunctionRef<std::optional<Rewritten<Set>>(Graph<Set> const&, FoundMatch const&, RewriteOptions const&)> rewrite;
+
+  std::size_t size() const { return rules; }
+  std::vector<FoundMatch> find_matches(Graph<Set> const& g) const { return find(g); }
+  std::optional<Rewritten<Set>> apply(Graph<Set> const& g, FoundMatch const& f, RewriteOptions const& o = {}) const { return rewrite(g, f, o); }
+};
+
+template <class Set>
+GreedyResult<Set> apply_greedily(Graph<Set> g, EngineRef<Set> const& engine, GreedyOptions const& o);
+}  // namespace detail
+
 /// Applies the engine's rules to `g` until none applies, a graph repeats, or the pass limit.
 template <class Set, MatchApplier<Set> Engine>
 GreedyResult<Set> apply_greedily(Graph<Set> g, Engine const& engine, GreedyOptions const& o = {}) {
+  auto find = [&](Graph<Set> const& x) { return engine.find_matches(x); };
+  auto apply = [&](Graph<Set> const& x, FoundMatch const& f, RewriteOptions const& ro) { return engine.apply(x, f, ro); };
+  return detail::apply_greedily<Set>(std::move(g), {engine.size(), find, apply}, o);
+}
+
+template <class Set>
+GreedyResult<Set> detail::apply_greedily(Graph<Set> g, EngineRef<Set> const& engine, GreedyOptions const& o) {
   GreedyResult<Set> out{std::move(g), std::vector<std::size_t>(engine.size(), 0)};
   // Graphs produced so far, by structural hash; equality confirms a hash hit.
   std::vector<std::pair<std::uint64_t, Graph<Set>>> seen{{structural_hash(out.graph), out.graph}};
@@ -96,5 +121,11 @@ template <class Set, class R>
 GreedyResult<Set> apply_greedily(Graph<Set> g, R const& rule, GreedyOptions const& o = {}) {
   return apply_greedily(std::move(g), OneRule<Set, R>{rule}, o);
 }
+
+#if defined(AUTOGRAPH_PRECOMPILED)
+// src/defaults/rules_core.cpp: the driver compiled once; each rule or engine costs its two calls.
+extern template GreedyResult<BuiltinOps> detail::apply_greedily<BuiltinOps>(Graph<BuiltinOps>, detail::EngineRef<BuiltinOps> const&,
+                                                                            GreedyOptions const&);
+#endif
 
 }  // namespace autograph::rules
