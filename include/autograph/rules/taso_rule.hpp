@@ -171,69 +171,8 @@ class TasoRule {
 
   template <class S>
   Target apply(Rewriter<S>& rw, Match const& m) const {
-    auto const& g = rw.graph();
-    struct Built {
-      Value v;
-      detail::SplitInfos split;
-    };
-    std::vector<std::vector<Built>> out(data_.dst.size());
-    auto input = [&](TasoTensorRef t) -> Built {
-      if (t.op < 0) {
-        Value v = m.var(var_index(t.op));
-        return {v, detail::SplitInfos(g.desc(v).shape.rank())};
-      }
-      return out[static_cast<std::size_t>(t.op)][static_cast<std::size_t>(t.ts)];
-    };
-    std::string n = g[m.nodes.back()].name + "/" + name_;
-    for (std::size_t i = 0; i < data_.dst.size(); ++i) {
-      TasoOp const& op = data_.dst[i];
-      std::vector<Built> in;
-      std::vector<Value> values;
-      std::vector<TensorDesc> descs;
-      for (auto t : op.inputs) {
-        in.push_back(input(t));
-        values.push_back(in.back().v);
-        descs.push_back(g.desc(in.back().v));
-      }
-      std::string nm = n + ".op" + std::to_string(i);
-      auto type = static_cast<TasoOpType>(op.type);
-      if (type == TasoOpType::split) {
-        std::size_t axis = descs[0].shape.normalize_axis(op.param(TasoParam::axis));
-        auto const& info = in[0].split[axis].pos;
-        if (op.param(TasoParam::num_outputs) != 2) return Target::fail("TASO split into more than two pieces");
-        if (info.empty()) return Target::fail("the split's input was not joined by a concat along its axis");
-        std::int64_t mid = info.back(), total = descs[0].shape[axis];
-        auto pieces = rw.add_multi(Split{static_cast<std::int64_t>(axis), {mid, total - mid}}, values, nm);
-        detail::SplitInfo left, right;
-        std::size_t k = 0;
-        for (; k + 1 < info.size() && info[k] < mid; ++k) left.pos.push_back(info[k]);
-        for (; k + 1 < info.size(); ++k) right.pos.push_back(info[k] - mid);
-        Built a{pieces[0], in[0].split}, b{pieces[1], in[0].split};
-        a.split[axis] = left;
-        b.split[axis] = right;
-        out[i] = {a, b};
-        continue;
-      }
-      if (Status s = taso_side_check(op, descs); !s) return Target::fail(s.why);
-      if (type == TasoOpType::conv2d && options_.aligned_groups && descs[1].shape[1] > 0 && descs[0].shape[1] != descs[1].shape[1]) {
-        std::int64_t groups = descs[0].shape[1] / descs[1].shape[1];
-        std::int64_t cg = descs[1].shape[1], kg = descs[1].shape[0] / std::max<std::int64_t>(groups, 1);
-        auto aligned = [](detail::SplitInfo const& info, std::int64_t unit) {
-          return std::ranges::all_of(info.pos, [unit](std::int64_t p) { return unit > 0 && p % unit == 0; });
-        };
-        if (!aligned(in[0].split[1], cg) || !aligned(in[1].split[0], kg) || in[1].split[0].pos.size() != in[0].split[1].pos.size())
-          return Target::fail("the grouped conv's groups do not line up with the concatenated convs (aligned_groups)");
-      }
-      Value y = rw.add(detail::taso_operator(op, descs), values, nm);
-      out[i] = {{y, propagate(op, in, descs, g.desc(y).shape.rank())}};
-    }
-    // Returned as a prvalue built from a view: a named Target returned here is moved (NRVO
-    // does not apply beside the early returns), and moving its small_vector while it sits in
-    // the inline buffer makes GCC 12 at -O3 warn a memmove may over-read it — a false report.
-    auto mapped = data_.mapped | std::views::transform([&](auto const& mo) {
-      return out[static_cast<std::size_t>(mo.dst_op)][static_cast<std::size_t>(mo.dst_ts)].v;
-    });
-    return Target(mapped);
+    static_assert(std::is_same_v<S, Set>, "a TasoRule<Set> rewrites graphs of its own operator set");
+    return build_target(rw, m);
   }
 
   /// A random graph that is this rule's source over fresh inputs, with shapes that make both
@@ -241,15 +180,8 @@ class TasoRule {
   /// @throws Error when no random shapes satisfy both sides.
   template <class S>
   Graph<S> example(std::mt19937_64& rng) const {
-    for (int attempt = 0; attempt < 400; ++attempt) {
-      auto g = random_source(rng);
-      if (!g) continue;
-      MatchIndex<S> idx(*g);
-      bool applies = false;
-      for_each_match(*this, idx, [&](Match const& m) { applies = applies || rewrite(*g, *this, m).has_value(); });
-      if (applies) return std::move(*g);
-    }
-    throw Error(name_ + ": no random shapes made both sides of the rule well-formed");
+    static_assert(std::is_same_v<S, Set>, "a TasoRule<Set> makes graphs of its own operator set");
+    return random_example(rng);
   }
 
  private:
@@ -319,149 +251,22 @@ class TasoRule {
     return r;
   }
 
-  Pattern<Set> build_pattern() {
-    auto fail = [&](std::string const& why) { throw Error("TASO rule " + name_ + ": " + why); };
-    for (auto const* side : {&data_.src, &data_.dst})
-      for (auto const& op : *side)
-        if (std::string_view(detail::taso_op_name(op.type)) == "unsupported") fail("operator type " + std::to_string(op.type) + " is not supported");
-    PatternBuilder<Set> p;
-    std::vector<Operand> op_refs;
-    for (std::size_t i = 0; i < data_.src.size(); ++i) {
-      TasoOp const& op = data_.src[i];
-      std::vector<Operand> ins;
-      for (auto t : op.inputs) {
-        if (t.op < 0) {
-          if (std::ranges::find(vars_, t.op) == vars_.end()) {
-            vars_.push_back(t.op);
-            (void)p.var();
-          }
-          ins.push_back(Var(var_index(t.op)));
-        } else {
-          if (static_cast<std::size_t>(t.op) >= i) fail("source op " + std::to_string(i) + " reads a later op");
-          ins.push_back(Operand{Operand::Kind::node, static_cast<std::uint32_t>(t.op), static_cast<std::uint32_t>(t.ts)});
-        }
-      }
-      op_refs.push_back(add_source_node(p, op, ins));
-    }
-    for (auto const& op : data_.dst)
-      for (auto t : op.inputs)
-        if (t.op < 0 && std::ranges::find(vars_, t.op) == vars_.end()) fail("the target reads a variable the source does not bind");
-    add_target_checks(p);
-    for (auto const& mo : data_.mapped) {
-      if (mo.src_op < 0 || static_cast<std::size_t>(mo.src_op) >= data_.src.size() || mo.dst_op < 0 || static_cast<std::size_t>(mo.dst_op) >= data_.dst.size())
-        fail("a mapped output names an op that does not exist");
-      p.output(Operand{Operand::Kind::node, static_cast<std::uint32_t>(mo.src_op), static_cast<std::uint32_t>(mo.src_ts)});
-    }
-    return std::move(p).build();
-  }
+  Pattern<Set> build_pattern();
 
   /// What a target op that reads variables directly requires of them, checked when the match is
   /// found rather than when the rewrite fails (TASO builds the target while matching): a concat
   /// of variables needs their rank to be its numdim and their other dimensions equal, an
   /// elementwise op equal shapes. Pairs of unrelated ops (rules 70, 81, 95, 120 pair any two
   /// relus) would otherwise report every pair of the graph.
-  void add_target_checks(PatternBuilder<Set>& p) const {
-    struct VarCheck {
-      std::vector<std::uint32_t> vars;
-      std::int64_t axis;  // -1: equal shapes
-      std::size_t rank;   // 0: any
-    };
-    std::vector<VarCheck> checks;
-    for (auto const& op : data_.dst) {
-      auto type = static_cast<TasoOpType>(op.type);
-      bool cat = type == TasoOpType::concat, ew = type == TasoOpType::ew_add || type == TasoOpType::ew_mul;
-      if (!cat && !ew) continue;
-      VarCheck c{{}, cat ? op.param(TasoParam::axis) : -1, cat ? static_cast<std::size_t>(op.param(TasoParam::numdim)) : 0};
-      for (auto t : op.inputs)
-        if (t.op < 0) c.vars.push_back(var_index(t.op));
-      if (c.vars.size() >= (cat ? 1u : 2u)) checks.push_back(std::move(c));
-    }
-    if (checks.empty()) return;
-    p.check([checks](Graph<Set> const& g, Match const& m) {
-      for (auto const& c : checks) {
-        Shape const& first = g.desc(m.var(c.vars[0])).shape;
-        if (c.rank && first.rank() != c.rank) return no_match("the target's concat has another rank");
-        for (std::size_t k = 1; k < c.vars.size(); ++k) {
-          Shape const& s = g.desc(m.var(c.vars[k])).shape;
-          if (s.rank() != first.rank()) return no_match("the target joins values of different ranks");
-          for (std::size_t d = 0; d < s.rank(); ++d)
-            if (static_cast<std::int64_t>(d) != c.axis && s[d] != first[d]) return no_match("the target joins values of different shapes");
-        }
-      }
-      return ok;
-    });
-  }
+  void add_target_checks(PatternBuilder<Set>& p) const;
 
-  Operand add_source_node(PatternBuilder<Set>& p, TasoOp const& op, std::vector<Operand> const& ins) {
-    TasoOptions opt = options_;
-    auto make = [&]<class O>(OpTag<O> tag) {
-      // PatternBuilder takes an initializer_list; TASO ops have one or two inputs (concat: n).
-      switch (ins.size()) {
-        case 1: return p.op(tag, {ins[0]});
-        case 2: return p.op(tag, {ins[0], ins[1]});
-        case 3: return p.op(tag, {ins[0], ins[1], ins[2]});
-        case 4: return p.op(tag, {ins[0], ins[1], ins[2], ins[3]});
-      }
-      throw Error("TASO rule " + name_ + ": an op with " + std::to_string(ins.size()) + " inputs");
-    };
-    switch (static_cast<TasoOpType>(op.type)) {
-      case TasoOpType::conv2d: {
-        std::array<std::int64_t, 2> stride{op.param(TasoParam::stride_h), op.param(TasoParam::stride_w)};
-        int mode = op.param(TasoParam::pad);
-        Activation act = detail::taso_activation(op.param(TasoParam::activation));
-        std::int64_t kh = op.has(TasoParam::kernel_h) ? op.param(TasoParam::kernel_h) : 0, kw = op.has(TasoParam::kernel_w) ? op.param(TasoParam::kernel_w) : 0;
-        return static_cast<Operand>(make(is<Conv2D>).when([=](Graph<Set> const& g, NodeId n) {
-          auto const& c = *g[n].op.template get_if<Conv2D>();
-          Shape const& x = g.desc(g[n].inputs[0]).shape;
-          Shape const& w = g.desc(g[n].inputs[1]).shape;
-          if (c.groups != 1 || c.dilation != std::array<std::int64_t, 2>{1, 1}) return no_match("grouped or dilated conv");
-          if (c.stride != stride) return no_match("the conv's stride differs from the rule's");
-          if (c.act != act) return no_match("the conv's activation differs from the rule's");
-          if (!opt.any_kernel_size && (w[2] != kh || w[3] != kw)) return no_match("the kernel size differs from the rule's (any_kernel_size is off)");
-          auto ph = detail::taso_pad(mode, x[2], w[2], stride[0]);
-          auto pw = detail::taso_pad(mode, x[3], w[3], stride[1]);
-          if (c.pad != std::array<std::int64_t, 4>{ph[0], pw[0], ph[1], pw[1]}) return no_match("the conv's padding is not the rule's padding mode");
-          return ok;
-        }));
-      }
-      case TasoOpType::relu: return make(is<Relu>);
-      case TasoOpType::concat: {
-        std::int64_t axis = op.param(TasoParam::axis);
-        std::size_t numdim = static_cast<std::size_t>(op.param(TasoParam::numdim));
-        return make(is<Concat>).when([=](Graph<Set> const& g, NodeId n) {
-          Shape const& y = g[n].outputs[0].shape;
-          if (y.rank() != numdim) return no_match("the concat's rank differs from the rule's");
-          return static_cast<std::int64_t>(y.normalize_axis(g[n].op.template get_if<Concat>()->axis)) == axis ? ok : no_match("the concat's axis differs");
-        });
-      }
-      case TasoOpType::split: {
-        std::int64_t axis = op.param(TasoParam::axis);
-        std::size_t outs = static_cast<std::size_t>(op.param(TasoParam::num_outputs));
-        return make(is<Split>).when([=](Graph<Set> const& g, NodeId n) {
-          Shape const& x = g.desc(g[n].inputs[0]).shape;
-          if (g[n].outputs.size() != outs) return no_match("the split has a different number of pieces");
-          return static_cast<std::int64_t>(x.normalize_axis(g[n].op.template get_if<Split>()->axis)) == axis ? ok : no_match("the split's axis differs");
-        });
-      }
-      case TasoOpType::ew_add:
-      case TasoOpType::ew_mul: {
-        auto same_shapes = [](Graph<Set> const& g, NodeId n) {
-          return g.desc(g[n].inputs[0]) == g.desc(g[n].inputs[1]) ? ok : no_match("TASO elementwise ops take equal shapes (this one broadcasts)");
-        };
-        if (static_cast<TasoOpType>(op.type) == TasoOpType::ew_add) return make(is<Add>).when(same_shapes);
-        return make(is<Mul>).when(same_shapes);
-      }
-      case TasoOpType::matmul: {
-        Activation act = detail::taso_activation(op.param(TasoParam::activation));
-        return make(is<MatMul>).when([=](MatMul const& mm) { return mm.act == act ? ok : no_match("the matmul's activation differs from the rule's"); });
-      }
-    }
-    throw Error("TASO rule " + name_ + ": operator type " + std::to_string(op.type) + " is not supported");
-  }
+  Operand add_source_node(PatternBuilder<Set>& p, TasoOp const& op, std::vector<Operand> const& ins);
 
   /// Shapes for the variables, sampled op by op so that each op's constraints hold; nullopt
   /// when a sample contradicts itself.
   std::optional<Graph<Set>> random_source(std::mt19937_64& rng) const;
+  Target build_target(Rewriter<Set>& rw, Match const& m) const;
+  Graph<Set> random_example(std::mt19937_64& rng) const;
 
   std::string name_;
   TasoRuleData data_;
@@ -470,6 +275,233 @@ class TasoRule {
   Pattern<Set> pattern_;
 };
 
+// The members with bodies of any size are defined outside the class so that the `extern
+// template` below holds at -O2 (see rules/engine.hpp).
+
+template <class Set>
+Target TasoRule<Set>::build_target(Rewriter<Set>& rw, Match const& m) const {
+  auto const& g = rw.graph();
+  struct Built {
+    Value v;
+    detail::SplitInfos split;
+  };
+  std::vector<std::vector<Built>> out(data_.dst.size());
+  auto input = [&](TasoTensorRef t) -> Built {
+    if (t.op < 0) {
+      Value v = m.var(var_index(t.op));
+      return {v, detail::SplitInfos(g.desc(v).shape.rank())};
+    }
+    return out[static_cast<std::size_t>(t.op)][static_cast<std::size_t>(t.ts)];
+  };
+  std::string n = g[m.nodes.back()].name + "/" + name_;
+  for (std::size_t i = 0; i < data_.dst.size(); ++i) {
+    TasoOp const& op = data_.dst[i];
+    std::vector<Built> in;
+    std::vector<Value> values;
+    std::vector<TensorDesc> descs;
+    for (auto t : op.inputs) {
+      in.push_back(input(t));
+      values.push_back(in.back().v);
+      descs.push_back(g.desc(in.back().v));
+    }
+    std::string nm = n + ".op" + std::to_string(i);
+    auto type = static_cast<TasoOpType>(op.type);
+    if (type == TasoOpType::split) {
+      std::size_t axis = descs[0].shape.normalize_axis(op.param(TasoParam::axis));
+      auto const& info = in[0].split[axis].pos;
+      if (op.param(TasoParam::num_outputs) != 2) return Target::fail("TASO split into more than two pieces");
+      if (info.empty()) return Target::fail("the split's input was not joined by a concat along its axis");
+      std::int64_t mid = info.back(), total = descs[0].shape[axis];
+      auto pieces = rw.add_multi(Split{static_cast<std::int64_t>(axis), {mid, total - mid}}, values, nm);
+      detail::SplitInfo left, right;
+      std::size_t k = 0;
+      for (; k + 1 < info.size() && info[k] < mid; ++k) left.pos.push_back(info[k]);
+      for (; k + 1 < info.size(); ++k) right.pos.push_back(info[k] - mid);
+      Built a{pieces[0], in[0].split}, b{pieces[1], in[0].split};
+      a.split[axis] = left;
+      b.split[axis] = right;
+      out[i] = {a, b};
+      continue;
+    }
+    if (Status s = taso_side_check(op, descs); !s) return Target::fail(s.why);
+    if (type == TasoOpType::conv2d && options_.aligned_groups && descs[1].shape[1] > 0 && descs[0].shape[1] != descs[1].shape[1]) {
+      std::int64_t groups = descs[0].shape[1] / descs[1].shape[1];
+      std::int64_t cg = descs[1].shape[1], kg = descs[1].shape[0] / std::max<std::int64_t>(groups, 1);
+      auto aligned = [](detail::SplitInfo const& info, std::int64_t unit) {
+        return std::ranges::all_of(info.pos, [unit](std::int64_t p) { return unit > 0 && p % unit == 0; });
+      };
+      if (!aligned(in[0].split[1], cg) || !aligned(in[1].split[0], kg) || in[1].split[0].pos.size() != in[0].split[1].pos.size())
+        return Target::fail("the grouped conv's groups do not line up with the concatenated convs (aligned_groups)");
+    }
+    Value y = rw.add(detail::taso_operator(op, descs), values, nm);
+    out[i] = {{y, propagate(op, in, descs, g.desc(y).shape.rank())}};
+  }
+  // Returned as a prvalue built from a view: a named Target returned here is moved (NRVO
+  // does not apply beside the early returns), and moving its small_vector while it sits in
+  // the inline buffer makes GCC 12 at -O3 warn a memmove may over-read it — a false report.
+  auto mapped = data_.mapped | std::views::transform([&](auto const& mo) {
+    return out[static_cast<std::size_t>(mo.dst_op)][static_cast<std::size_t>(mo.dst_ts)].v;
+  });
+  return Target(mapped);
+}
+
+template <class Set>
+Graph<Set> TasoRule<Set>::random_example(std::mt19937_64& rng) const {
+  for (int attempt = 0; attempt < 400; ++attempt) {
+    auto g = random_source(rng);
+    if (!g) continue;
+    MatchIndex<Set> idx(*g);
+    bool applies = false;
+    for_each_match(*this, idx, [&](Match const& m) { applies = applies || rewrite(*g, *this, m).has_value(); });
+    if (applies) return std::move(*g);
+  }
+  throw Error(name_ + ": no random shapes made both sides of the rule well-formed");
+}
+
+template <class Set>
+Pattern<Set> TasoRule<Set>::build_pattern() {
+  auto fail = [&](std::string const& why) { throw Error("TASO rule " + name_ + ": " + why); };
+  for (auto const* side : {&data_.src, &data_.dst})
+    for (auto const& op : *side)
+      if (std::string_view(detail::taso_op_name(op.type)) == "unsupported") fail("operator type " + std::to_string(op.type) + " is not supported");
+  PatternBuilder<Set> p;
+  std::vector<Operand> op_refs;
+  for (std::size_t i = 0; i < data_.src.size(); ++i) {
+    TasoOp const& op = data_.src[i];
+    std::vector<Operand> ins;
+    for (auto t : op.inputs) {
+      if (t.op < 0) {
+        if (std::ranges::find(vars_, t.op) == vars_.end()) {
+          vars_.push_back(t.op);
+          (void)p.var();
+        }
+        ins.push_back(Var(var_index(t.op)));
+      } else {
+        if (static_cast<std::size_t>(t.op) >= i) fail("source op " + std::to_string(i) + " reads a later op");
+        ins.push_back(Operand{Operand::Kind::node, static_cast<std::uint32_t>(t.op), static_cast<std::uint32_t>(t.ts)});
+      }
+    }
+    op_refs.push_back(add_source_node(p, op, ins));
+  }
+  for (auto const& op : data_.dst)
+    for (auto t : op.inputs)
+      if (t.op < 0 && std::ranges::find(vars_, t.op) == vars_.end()) fail("the target reads a variable the source does not bind");
+  add_target_checks(p);
+  for (auto const& mo : data_.mapped) {
+    if (mo.src_op < 0 || static_cast<std::size_t>(mo.src_op) >= data_.src.size() || mo.dst_op < 0 || static_cast<std::size_t>(mo.dst_op) >= data_.dst.size())
+      fail("a mapped output names an op that does not exist");
+    p.output(Operand{Operand::Kind::node, static_cast<std::uint32_t>(mo.src_op), static_cast<std::uint32_t>(mo.src_ts)});
+  }
+  return std::move(p).build();
+}
+
+template <class Set>
+void TasoRule<Set>::add_target_checks(PatternBuilder<Set>& p) const {
+  struct VarCheck {
+    std::vector<std::uint32_t> vars;
+    std::int64_t axis;  // -1: equal shapes
+    std::size_t rank;   // 0: any
+  };
+  std::vector<VarCheck> checks;
+  for (auto const& op : data_.dst) {
+    auto type = static_cast<TasoOpType>(op.type);
+    bool cat = type == TasoOpType::concat, ew = type == TasoOpType::ew_add || type == TasoOpType::ew_mul;
+    if (!cat && !ew) continue;
+    VarCheck c{{}, cat ? op.param(TasoParam::axis) : -1, cat ? static_cast<std::size_t>(op.param(TasoParam::numdim)) : 0};
+    for (auto t : op.inputs)
+      if (t.op < 0) c.vars.push_back(var_index(t.op));
+    if (c.vars.size() >= (cat ? 1u : 2u)) checks.push_back(std::move(c));
+  }
+  if (checks.empty()) return;
+  p.check([checks](Graph<Set> const& g, Match const& m) {
+    for (auto const& c : checks) {
+      Shape const& first = g.desc(m.var(c.vars[0])).shape;
+      if (c.rank && first.rank() != c.rank) return no_match("the target's concat has another rank");
+      for (std::size_t k = 1; k < c.vars.size(); ++k) {
+        Shape const& s = g.desc(m.var(c.vars[k])).shape;
+        if (s.rank() != first.rank()) return no_match("the target joins values of different ranks");
+        for (std::size_t d = 0; d < s.rank(); ++d)
+          if (static_cast<std::int64_t>(d) != c.axis && s[d] != first[d]) return no_match("the target joins values of different shapes");
+      }
+    }
+    return ok;
+  });
+}
+
+template <class Set>
+Operand TasoRule<Set>::add_source_node(PatternBuilder<Set>& p, TasoOp const& op, std::vector<Operand> const& ins) {
+  TasoOptions opt = options_;
+  auto make = [&]<class O>(OpTag<O> tag) {
+    // PatternBuilder takes an initializer_list; TASO ops have one or two inputs (concat: n).
+    switch (ins.size()) {
+      case 1: return p.op(tag, {ins[0]});
+      case 2: return p.op(tag, {ins[0], ins[1]});
+      case 3: return p.op(tag, {ins[0], ins[1], ins[2]});
+      case 4: return p.op(tag, {ins[0], ins[1], ins[2], ins[3]});
+    }
+    throw Error("TASO rule " + name_ + ": an op with " + std::to_string(ins.size()) + " inputs");
+  };
+  switch (static_cast<TasoOpType>(op.type)) {
+    case TasoOpType::conv2d: {
+      std::array<std::int64_t, 2> stride{op.param(TasoParam::stride_h), op.param(TasoParam::stride_w)};
+      int mode = op.param(TasoParam::pad);
+      Activation act = detail::taso_activation(op.param(TasoParam::activation));
+      std::int64_t kh = op.has(TasoParam::kernel_h) ? op.param(TasoParam::kernel_h) : 0, kw = op.has(TasoParam::kernel_w) ? op.param(TasoParam::kernel_w) : 0;
+      return static_cast<Operand>(make(is<Conv2D>).when([=](Graph<Set> const& g, NodeId n) {
+        auto const& c = *g[n].op.template get_if<Conv2D>();
+        Shape const& x = g.desc(g[n].inputs[0]).shape;
+        Shape const& w = g.desc(g[n].inputs[1]).shape;
+        if (c.groups != 1 || c.dilation != std::array<std::int64_t, 2>{1, 1}) return no_match("grouped or dilated conv");
+        if (c.stride != stride) return no_match("the conv's stride differs from the rule's");
+        if (c.act != act) return no_match("the conv's activation differs from the rule's");
+        if (!opt.any_kernel_size && (w[2] != kh || w[3] != kw)) return no_match("the kernel size differs from the rule's (any_kernel_size is off)");
+        auto ph = detail::taso_pad(mode, x[2], w[2], stride[0]);
+        auto pw = detail::taso_pad(mode, x[3], w[3], stride[1]);
+        if (c.pad != std::array<std::int64_t, 4>{ph[0], pw[0], ph[1], pw[1]}) return no_match("the conv's padding is not the rule's padding mode");
+        return ok;
+      }));
+    }
+    case TasoOpType::relu: return make(is<Relu>);
+    case TasoOpType::concat: {
+      std::int64_t axis = op.param(TasoParam::axis);
+      std::size_t numdim = static_cast<std::size_t>(op.param(TasoParam::numdim));
+      return make(is<Concat>).when([=](Graph<Set> const& g, NodeId n) {
+        Shape const& y = g[n].outputs[0].shape;
+        if (y.rank() != numdim) return no_match("the concat's rank differs from the rule's");
+        return static_cast<std::int64_t>(y.normalize_axis(g[n].op.template get_if<Concat>()->axis)) == axis ? ok : no_match("the concat's axis differs");
+      });
+    }
+    case TasoOpType::split: {
+      std::int64_t axis = op.param(TasoParam::axis);
+      std::size_t outs = static_cast<std::size_t>(op.param(TasoParam::num_outputs));
+      return make(is<Split>).when([=](Graph<Set> const& g, NodeId n) {
+        Shape const& x = g.desc(g[n].inputs[0]).shape;
+        if (g[n].outputs.size() != outs) return no_match("the split has a different number of pieces");
+        return static_cast<std::int64_t>(x.normalize_axis(g[n].op.template get_if<Split>()->axis)) == axis ? ok : no_match("the split's axis differs");
+      });
+    }
+    case TasoOpType::ew_add:
+    case TasoOpType::ew_mul: {
+      auto same_shapes = [](Graph<Set> const& g, NodeId n) {
+        return g.desc(g[n].inputs[0]) == g.desc(g[n].inputs[1]) ? ok : no_match("TASO elementwise ops take equal shapes (this one broadcasts)");
+      };
+      if (static_cast<TasoOpType>(op.type) == TasoOpType::ew_add) return make(is<Add>).when(same_shapes);
+      return make(is<Mul>).when(same_shapes);
+    }
+    case TasoOpType::matmul: {
+      Activation act = detail::taso_activation(op.param(TasoParam::activation));
+      return make(is<MatMul>).when([=](MatMul const& mm) { return mm.act == act ? ok : no_match("the matmul's activation differs from the rule's"); });
+    }
+  }
+  throw Error("TASO rule " + name_ + ": operator type " + std::to_string(op.type) + " is not supported");
+}
+
 }  // namespace autograph::rules
 
 #include "autograph/rules/detail/taso_example.hpp"
+
+#if defined(AUTOGRAPH_PRECOMPILED)
+namespace autograph::rules {
+extern template class TasoRule<BuiltinOps>;  // src/defaults/rules_taso.cpp
+}  // namespace autograph::rules
+#endif
