@@ -108,7 +108,27 @@ struct RTX2080Ti {
                                    graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 11};
 };
 
-inline constexpr std::array<DeviceSpec, 5> all{H100::spec, H200::spec, A100::spec, V100::spec, RTX2080Ti::spec};
+/// NVIDIA Tesla P100 SXM2 (Pascal GP100): 56 SMs, 10.6 TFLOP/s FP32, 21.2 TFLOP/s FP16 on CUDA
+/// cores (no tensor cores), 732 GB/s and 16 GB of HBM2 (NVIDIA Tesla P100 datasheet, NVLink
+/// column; Pascal GP100 whitepaper table 1). The MetaFlow paper measured on it.
+struct P100 {
+  static constexpr DeviceSpec spec{"Tesla P100 SXM2", "p100", 56, 2048, 10.6, 0, 21.2, 732,
+                                   measured_compute_efficiency, measured_bandwidth_efficiency,
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 16};
+};
+
+/// NVIDIA Tesla K80 (Kepler GK210), one of its two GPUs, as CUDA sees it: 13 SMX, 2048 resident
+/// threads each, 2496 CUDA cores at the 875 MHz boost clock = 4.37 TFLOP/s FP32 (half the
+/// board's 8.73), no FP16 arithmetic (FP16 data is computed in FP32), 240 GB/s and 12 GB of
+/// GDDR5 (half the board's 480 GB/s and 24 GB; NVIDIA Tesla K80 datasheet). The IOS thesis
+/// measured on it.
+struct K80 {
+  static constexpr DeviceSpec spec{"Tesla K80 (one GK210)", "k80", 13, 2048, 4.37, 0, 4.37, 240,
+                                   measured_compute_efficiency, measured_bandwidth_efficiency,
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 12};
+};
+
+inline constexpr std::array<DeviceSpec, 7> all{H100::spec, H200::spec, A100::spec, V100::spec, RTX2080Ti::spec, P100::spec, K80::spec};
 
 }  // namespace devices
 

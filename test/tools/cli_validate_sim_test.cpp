@@ -1,0 +1,98 @@
+// `autograph validate-sim`: the simulator held against published latencies. The records here
+// are made up (test/tools/data/validate_sim_records.json); what is checked is that the tool
+// runs what it can, scores it as documented, names what it cannot run, and refuses bad files.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "run_tool.hpp"
+
+namespace {
+
+using namespace autograph::testing;
+
+std::string records_file() { return (std::filesystem::path(__FILE__).parent_path() / "data" / "validate_sim_records.json").string(); }
+
+/// The simulated latency (ms) the table prints for record `index`.
+double simulated_ms(std::string const& out, int index) {
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string first;
+    words >> first;
+    if (first != std::to_string(index)) continue;
+    std::string w, prev;
+    int ms_seen = 0;
+    while (words >> w) {
+      if (w == "ms" && ++ms_seen == 2) return std::stod(prev);
+      prev = w;
+    }
+  }
+  ADD_FAILURE() << "no row for record " << index << " in\n" << out;
+  return 0;
+}
+
+TEST(CliValidateSim, RunsWhatItCanAndScoresIt) {
+  ScratchDir dir;
+  auto r = run_tool({"validate-sim", records_file()}, dir, 300);
+  ASSERT_EQ(r.exit_code, 0) << r.command << "\n" << r.err;
+  // The sequential record is the same simulation `schedule` runs.
+  auto s = run_tool({"schedule", "--model", "squeezenet1_1", "--schedule", "sequential", "--device", "v100"}, dir, 120);
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  double seq = simulated_ms(r.out, 0), greedy = simulated_ms(r.out, 1);
+  char expected[32];
+  std::snprintf(expected, sizeof expected, "latency        %.4f ms", seq);
+  EXPECT_NE(s.out.find(expected), std::string::npos) << s.out << "\nvalidate-sim printed " << seq;
+
+  // Paper A: two latencies (published 1 ms and 2 ms) and their pair.
+  double abs_median = (std::abs(std::log(seq / 1.0)) + std::abs(std::log(greedy / 2.0))) / 2;
+  double pair_error = std::abs(std::log((seq / greedy) / 0.5));
+  bool ordered = seq < greedy;
+  char line[256];
+  std::snprintf(line, sizeof line, "  S1        |ln| latency %.3f", abs_median);
+  EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  std::snprintf(line, sizeof line, "|ln| speedup %.3f (x%.2f, n=1)", pair_error, std::exp(pair_error));
+  EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  EXPECT_NE(r.out.find(ordered ? "orderings 100% (1 of 1)" : "orderings 0% (0 of 1)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 pairs of latency records"), std::string::npos) << r.out;
+
+  // Paper B: nothing runs, and each record says why.
+  EXPECT_NE(r.out.find("not run (2 of 4 records)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("model 'NMT' is not in the zoo"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("'TVM-AutoTune': no model of TVM's kernels"), std::string::npos) << r.out;
+}
+
+void expect_refused(std::string const& content, std::string const& message) {
+  ScratchDir dir;
+  std::ofstream(dir / "bad.json") << content;
+  auto r = run_tool({"validate-sim", dir / "bad.json"}, dir, 60);
+  EXPECT_EQ(r.exit_code, 1) << content << "\n" << r.out << r.err;
+  EXPECT_NE(r.err.find(message), std::string::npos) << "for " << content << " expected '" << message << "' in\n" << r.err;
+  EXPECT_EQ(r.out, "") << "no partial table for a bad file";
+}
+
+TEST(CliValidateSim, RefusesBadFilesWithTheReason) {
+  expect_refused("[", "not valid JSON");
+  expect_refused("{}", "expected a JSON array of records, got a object");
+  expect_refused("[3]", "record 0: expected an object");
+  expect_refused(R"([{"source": "s", "model": "m", "config": "c", "kind": "latency", "value": 1}])", "record 0: 'gpu' is missing or not a string");
+  expect_refused(R"([{"source": "s", "gpu": "V100", "model": "m", "config": "c", "kind": "latency", "value": -1}])",
+                 "record 0: 'value' must be a positive number, got -1");
+  expect_refused(R"([{"source": "s", "gpu": "V100", "model": "m", "config": "c", "kind": "guess", "value": 1}])", "record 0: unknown kind 'guess'");
+  expect_refused(R"([{"source": "s", "gpu": "V100", "model": "m", "config": "c", "kind": "speedup_range", "value": [2, 1]}])",
+                 "has low > high");
+  expect_refused(R"([{"source": "s", "gpu": "V100", "batch": 0, "model": "m", "config": "c", "kind": "latency", "value": 1}])",
+                 "'batch' must be a positive integer or null");
+  ScratchDir dir;
+  auto r = run_tool({"validate-sim", dir / "missing.json"}, dir, 60);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot open the file"), std::string::npos) << r.err;
+}
+
+}  // namespace

@@ -1,0 +1,487 @@
+// `autograph validate-sim FILE`: holds the simulator against published GPU measurements.
+//
+//   autograph validate-sim ../shared/data/published-latencies/records.json [--time-limit 10]
+//
+// FILE is a JSON array of records (the format of ../shared/data/published-latencies/README.md):
+// `source`, `table`, `gpu`, `batch` (null: not stated), `model`, `config`, `kind` (latency,
+// speedup, speedup_range, ordering), `value`, `unit`. Every record the simulator can run
+// (a zoo model, a simulated device, a configuration this library implements) is simulated and
+// printed beside its published value; every other record is listed with the reason. Then, per
+// source and overall, the three figures the simulator is judged by:
+// - absolute latency: the median |ln(simulated / published)| over latency records;
+// - within-paper speedups: the median |ln(simulated ratio / published ratio)| over speedup
+//   records, the pairs of latency records of one table and model, and speedup ranges (0 when
+//   the simulated speedup lies in the range, else the distance to its nearer end);
+// - orderings: the fraction of pairwise orderings reproduced (ordering records, pairs of
+//   latency records, speedups and ranges read as "which of the two is faster").
+// Each median is also printed as a factor, exp(median), the form the goals are stated in.
+#include <autograph/experiments/baselines.hpp>
+#include <autograph/models/zoo.hpp>
+#include <autograph/runtime/simulated_runtime.hpp>
+#include <autograph/schedule/greedy.hpp>
+#include <autograph/schedule/ios.hpp>
+#include <autograph/schedule/sequential.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+
+namespace {
+
+using namespace autograph;
+using nlohmann::json;
+
+struct Options {
+  std::string file;
+  double time_limit = 10;  // seconds per searching configuration (taso, metaflow)
+};
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+std::string trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  std::size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  return s.substr(i);
+}
+
+/// One record of the file, checked.
+struct Record {
+  std::size_t index = 0;
+  std::string source, table, gpu, model, config, kind, unit;
+  std::optional<std::int64_t> batch;
+  double value = 0;            // latency (ms), speedup, or 1 for an ordering
+  double low = 0, high = 0;    // speedup_range
+  bool approximate = false;
+};
+
+std::vector<Record> read_records(std::string const& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open the file");
+  json j;
+  try {
+    j = json::parse(in);
+  } catch (json::exception const& e) {
+    throw Error(path + ": not valid JSON: " + e.what());
+  }
+  if (!j.is_array()) throw Error(path + ": expected a JSON array of records, got a " + std::string(j.type_name()));
+  std::vector<Record> out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    json const& r = j[i];
+    std::string where = path + ": record " + std::to_string(i);
+    if (!r.is_object()) throw Error(where + ": expected an object, got a " + std::string(r.type_name()));
+    auto text = [&](char const* key) {
+      if (!r.contains(key) || !r[key].is_string()) throw Error(where + ": '" + key + "' is missing or not a string");
+      return r[key].get<std::string>();
+    };
+    Record rec;
+    rec.index = i;
+    rec.source = text("source");
+    rec.gpu = text("gpu");
+    rec.model = text("model");
+    rec.config = text("config");
+    rec.kind = text("kind");
+    rec.table = r.contains("table") && r["table"].is_string() ? r["table"].get<std::string>() : "";
+    rec.unit = r.contains("unit") && r["unit"].is_string() ? r["unit"].get<std::string>() : "";
+    rec.approximate = r.contains("approximate") && r["approximate"].is_boolean() && r["approximate"].get<bool>();
+    if (r.contains("batch") && !r["batch"].is_null()) {
+      if (!r["batch"].is_number_integer() || r["batch"].get<std::int64_t>() < 1)
+        throw Error(where + ": 'batch' must be a positive integer or null, got " + r["batch"].dump());
+      rec.batch = r["batch"].get<std::int64_t>();
+    }
+    if (!r.contains("value")) throw Error(where + ": 'value' is missing");
+    json const& v = r["value"];
+    auto positive = [&](json const& x) {
+      if (!x.is_number() || !(x.get<double>() > 0) || !std::isfinite(x.get<double>()))
+        throw Error(where + ": 'value' must be a positive number, got " + x.dump());
+      return x.get<double>();
+    };
+    if (rec.kind == "speedup_range") {
+      if (!v.is_array() || v.size() != 2) throw Error(where + ": a speedup_range's 'value' must be [low, high], got " + v.dump());
+      rec.low = positive(v[0]);
+      rec.high = positive(v[1]);
+      if (rec.low > rec.high) throw Error(where + ": speedup_range [" + v[0].dump() + ", " + v[1].dump() + "] has low > high");
+    } else if (rec.kind == "latency" || rec.kind == "speedup" || rec.kind == "ordering") {
+      rec.value = positive(v);
+    } else {
+      throw Error(where + ": unknown kind '" + rec.kind + "' (known: latency, speedup, speedup_range, ordering)");
+    }
+    out.push_back(std::move(rec));
+  }
+  return out;
+}
+
+/// What the simulator runs for one published number: a zoo model at a batch on a device in
+/// a configuration of this library.
+struct SimKey {
+  std::string device;  // DeviceSpec key
+  std::string model;
+  std::int64_t batch = 0;  // 0: the record states none; the model's benchmark batch
+  std::string config;  // sequential, greedy, ios, taso, metaflow
+  auto operator<=>(SimKey const&) const = default;
+  std::string text() const { return model + " batch " + (batch ? std::to_string(batch) : "default") + " on " + device + ": " + config; }
+};
+
+/// A simulated configuration, or why there is none.
+struct Mapped {
+  std::optional<std::string> config;
+  std::string reason;
+};
+
+/// The library's configuration for a paper's system name (`gpu` and `batch` are the record's:
+/// a schedule optimized for another batch or device is a transfer the simulator does not do).
+Mapped map_config(std::string const& paper, std::string const& gpu_key, std::int64_t batch) {
+  std::string c = lower(trim(paper));
+  if (c == "sequential") return {"sequential", ""};
+  if (c == "greedy") return {"greedy", ""};
+  // TensorRT runs one stream of cuDNN kernels, without rewriting the graph across branches.
+  if (c == "tensorrt") return {"sequential", ""};
+  if (c == "metaflow") return {"metaflow", ""};
+  if (c == "taso") return {"taso", ""};
+  if (c == "ios" || c == "ios-both" || c.starts_with("ios (r=")) return {"ios", ""};
+  std::string const optimized = "ios (schedule optimized for ";
+  if (c.starts_with(optimized) && c.ends_with(")")) {
+    std::string target = c.substr(optimized.size(), c.size() - optimized.size() - 1);
+    if (target.starts_with("batch ")) {
+      if (target == "batch " + std::to_string(batch)) return {"ios", ""};
+      return {std::nullopt, "a schedule optimized for " + target + " run at batch " + std::to_string(batch) +
+                                ": the simulator does not carry a schedule across batch sizes"};
+    }
+    if (target == gpu_key) return {"ios", ""};
+    return {std::nullopt, "a schedule optimized for " + target + " run on another GPU: the simulator does not carry a schedule across devices"};
+  }
+  if (c.starts_with("tvm")) return {std::nullopt, "'" + paper + "': no model of TVM's kernels"};
+  return {std::nullopt, "'" + paper + "': no configuration of this library stands for it"};
+}
+
+/// The zoo model a paper's name stands for ("Inception V3" -> inception_v3), or null.
+std::optional<std::string> zoo_model(std::string const& name) {
+  if (models::find_model(name)) return name;
+  // The papers' names for zoo models: IOS names its RandWire, NasNet and SqueezeNet without
+  // their variants (records that say which carry the zoo's name already).
+  static std::map<std::string, std::string> const alias{{"inception v3", "inception_v3"},  {"inception-v3", "inception_v3"},
+                                                        {"randwire", "randwire_ws"},       {"nasnet", "nasnet_a_large"},
+                                                        {"squeezenet", "squeezenet1_1"},   {"resnet-50", "resnet50"}};
+  auto it = alias.find(lower(trim(name)));
+  if (it == alias.end()) return std::nullopt;
+  return it->second;
+}
+
+/// The simulated device key for a record's `gpu` ("Tesla V100" -> v100), or null.
+std::optional<std::string> device_key(std::string const& gpu) {
+  std::string g = lower(gpu);
+  for (std::string prefix : {"tesla ", "nvidia ", "geforce "})
+    if (g.starts_with(prefix)) g = g.substr(prefix.size());
+  try {
+    return std::string(device_spec(g).key);
+  } catch (Error const&) {
+    return std::nullopt;
+  }
+}
+
+std::vector<std::string> split_on(std::string const& s, std::string const& sep) {
+  std::vector<std::string> parts;
+  std::size_t at = 0;
+  for (std::size_t next; (next = s.find(sep, at)) != std::string::npos; at = next + sep.size()) parts.push_back(trim(s.substr(at, next - at)));
+  parts.push_back(trim(s.substr(at)));
+  return parts;
+}
+
+/// Simulated latencies, each computed once.
+class Simulations {
+ public:
+  explicit Simulations(double time_limit) : time_limit_(time_limit) {}
+
+  double latency_ms(SimKey const& k) {
+    if (auto it = done_.find(k); it != done_.end()) return it->second;
+    std::fprintf(stderr, "simulating %s...\n", k.text().c_str());
+    double ms = with_sim_device(k.device, [&]<Device D>() { return run<D>(k); });
+    done_[k] = ms;
+    return ms;
+  }
+
+ private:
+  template <class F>
+  static double with_sim_device(std::string const& key, F&& f) {
+    if (key == devices::H100::spec.key) return f.template operator()<devices::H100>();
+    if (key == devices::H200::spec.key) return f.template operator()<devices::H200>();
+    if (key == devices::A100::spec.key) return f.template operator()<devices::A100>();
+    if (key == devices::V100::spec.key) return f.template operator()<devices::V100>();
+    if (key == devices::RTX2080Ti::spec.key) return f.template operator()<devices::RTX2080Ti>();
+    if (key == devices::P100::spec.key) return f.template operator()<devices::P100>();
+    if (key == devices::K80::spec.key) return f.template operator()<devices::K80>();
+    throw Error("no simulated runtime for device '" + key + "'");
+  }
+
+  template <Device D>
+  double run(SimKey const& k) const {
+    models::ModelOptions mo;
+    if (k.batch > 0) mo.batch = k.batch;
+    Graph<> g = models::build(k.model, mo);
+    SimulatedRuntime<D> rt;
+    if (k.config == "sequential") {
+      auto sg = schedule::Sequential{}(g, rt);
+      return rt.measure(sg.graph, sg.schedule);
+    }
+    if (k.config == "greedy") {
+      // IOS's greedy puts every ready operator in one stage: as many streams as the graph is wide.
+      auto sg = schedule::Greedy{std::max<std::size_t>(1, KernelDag(g).width())}(g, rt);
+      return rt.measure(sg.graph, sg.schedule);
+    }
+    if (k.config == "ios") {
+      auto r = schedule::Ios{}.run(g, rt);
+      return rt.measure(r.graph, r.schedule);
+    }
+    // The graph searches need weight data to fold constants.
+    fill_random_weights(g, 1);
+    BaselineOptions bo;
+    bo.configurations = {k.config};
+    bo.verify = false;
+    bo.time_limit_s = time_limit_;
+    return run_baselines<D, rules::Default>(g, bo).front().latency_ms;
+  }
+
+  double time_limit_;
+  std::map<SimKey, double> done_;
+};
+
+/// One record's outcome.
+struct Row {
+  Record const* rec = nullptr;
+  std::string why_not;                     // non-empty: not run, and why
+  std::vector<SimKey> keys;                // latency: one; speedup/ordering: two (A, B)
+  std::vector<std::vector<SimKey>> ranged; // speedup_range: (A, B) per model
+  double simulated = 0;                    // latency ms, or speedup
+};
+
+struct Figures {
+  std::vector<double> abs_log, speedup_log;
+  std::size_t orderings = 0, reproduced = 0;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void print_figures(std::string const& name, Figures const& f) {
+  auto fig = [](std::vector<double> const& v) {
+    if (v.empty()) return std::string("-");
+    char buf[96];
+    double m = median(v);
+    std::snprintf(buf, sizeof buf, "%.3f (x%.2f, n=%zu)", m, std::exp(m), v.size());
+    return std::string(buf);
+  };
+  std::string order = "-";
+  if (f.orderings) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f%% (%zu of %zu)", 100.0 * static_cast<double>(f.reproduced) / static_cast<double>(f.orderings),
+                  f.reproduced, f.orderings);
+    order = buf;
+  }
+  std::printf("  %-8s  |ln| latency %-24s  |ln| speedup %-24s  orderings %s\n", name.c_str(), fig(f.abs_log).c_str(),
+              fig(f.speedup_log).c_str(), order.c_str());
+}
+
+int run(Options const& o) {
+  auto records = read_records(o.file);
+  Simulations sims(o.time_limit);
+
+  // Which simulation stands for a (gpu, batch, model, config), or why none does.
+  auto key_for = [&](Record const& r, std::string const& model, std::string const& config, std::string& why) -> std::optional<SimKey> {
+    auto dev = device_key(r.gpu);
+    if (!dev) {
+      why = "GPU '" + r.gpu + "' has no device model";
+      return std::nullopt;
+    }
+    auto m = zoo_model(model);
+    if (!m) {
+      why = "model '" + model + "' is not in the zoo";
+      return std::nullopt;
+    }
+    std::int64_t batch = r.batch.value_or(0);  // 0: not stated, the benchmark's own
+    auto c = map_config(config, *dev, batch);
+    if (!c.config) {
+      why = c.reason;
+      return std::nullopt;
+    }
+    return SimKey{*dev, *m, batch, *c.config};
+  };
+
+  std::vector<Row> rows;
+  for (Record const& r : records) {
+    Row row;
+    row.rec = &r;
+    std::string why;
+    if (r.kind == "latency") {
+      if (lower(r.unit) != "ms") {
+        row.why_not = "unit '" + r.unit + "' (latencies are read in ms)";
+      } else if (auto k = key_for(r, r.model, r.config, why)) {
+        row.keys = {*k};
+      } else {
+        row.why_not = why;
+      }
+    } else if (r.kind == "speedup" || r.kind == "ordering") {
+      // "A / B": B is value times faster than A. "A faster than B".
+      auto parts = r.kind == "speedup" ? split_on(r.config, " / ") : split_on(r.config, " faster than ");
+      if (parts.size() != 2) {
+        row.why_not = "config '" + r.config + "' does not name two systems as '" + (r.kind == "speedup" ? "A / B'" : "A faster than B'");
+      } else {
+        auto a = key_for(r, r.model, parts[0], why);
+        auto b = a ? key_for(r, r.model, parts[1], why) : std::nullopt;
+        if (a && b && *a == *b) why = "'" + parts[0] + "' and '" + parts[1] + "' are the same simulated configuration";
+        if (a && b && !(*a == *b))
+          row.keys = {*a, *b};
+        else
+          row.why_not = why;
+      }
+    } else {  // speedup_range over models
+      auto parts = split_on(r.config, " / ");
+      if (parts.size() != 2) {
+        row.why_not = "config '" + r.config + "' does not name two systems as 'A / B'";
+      } else {
+        for (std::string const& model : split_on(r.model, ", ")) {
+          auto a = key_for(r, model, parts[0], why);
+          auto b = a ? key_for(r, model, parts[1], why) : std::nullopt;
+          if (!a || !b) {
+            row.ranged.clear();
+            row.why_not = why;
+            break;
+          }
+          row.ranged.push_back({*a, *b});
+        }
+      }
+    }
+    rows.push_back(std::move(row));
+  }
+
+  // Simulate, then score.
+  std::map<std::string, Figures> by_source;
+  Figures overall;
+  auto score_log = [&](std::string const& src, bool speedup, double v) {
+    (speedup ? by_source[src].speedup_log : by_source[src].abs_log).push_back(v);
+    (speedup ? overall.speedup_log : overall.abs_log).push_back(v);
+  };
+  auto score_order = [&](std::string const& src, bool ok) {
+    for (Figures* f : {&by_source[src], &overall}) {
+      ++f->orderings;
+      f->reproduced += ok;
+    }
+  };
+  std::vector<std::string> sources;
+  for (Record const& r : records)
+    if (std::ranges::find(sources, r.source) == sources.end()) sources.push_back(r.source);
+  auto source_tag = [&](std::string const& s) { return "S" + std::to_string(std::ranges::find(sources, s) - sources.begin() + 1); };
+
+  std::printf("%-4s %-4s %-10s %-5s %-16s %-40s %-13s %10s %10s %7s\n", "rec", "src", "device", "batch", "model", "config", "kind",
+              "published", "simulated", "factor");
+  for (Row& row : rows) {
+    if (!row.why_not.empty()) continue;
+    Record const& r = *row.rec;
+    std::string tag = source_tag(r.source);
+    char pub[48], sim[48], factor[32] = "";
+    if (r.kind == "latency") {
+      row.simulated = sims.latency_ms(row.keys[0]);
+      std::snprintf(pub, sizeof pub, "%.4f ms", r.value);
+      std::snprintf(sim, sizeof sim, "%.4f ms", row.simulated);
+      std::snprintf(factor, sizeof factor, "%.2f", row.simulated / r.value);
+      score_log(r.source, false, std::abs(std::log(row.simulated / r.value)));
+    } else if (r.kind == "speedup" || r.kind == "ordering") {
+      row.simulated = sims.latency_ms(row.keys[0]) / sims.latency_ms(row.keys[1]);
+      if (r.kind == "speedup") {
+        std::snprintf(pub, sizeof pub, "%.2fx", r.value);
+        std::snprintf(sim, sizeof sim, "%.2fx", row.simulated);
+        std::snprintf(factor, sizeof factor, "%.2f", row.simulated / r.value);
+        score_log(r.source, true, std::abs(std::log(row.simulated / r.value)));
+        if (r.value != 1) score_order(r.source, (row.simulated > 1) == (r.value > 1) && row.simulated != 1);
+      } else {
+        // "A faster than B": A's time below B's, i.e. time(A) / time(B) < 1.
+        std::snprintf(pub, sizeof pub, "A faster");
+        std::snprintf(sim, sizeof sim, "%s", row.simulated < 1 ? "A faster" : "B faster");
+        score_order(r.source, row.simulated < 1);
+      }
+    } else {
+      std::string sims_text;
+      for (auto const& ab : row.ranged) {
+        double s = sims.latency_ms(ab[0]) / sims.latency_ms(ab[1]);
+        double off = s < r.low ? std::log(r.low / s) : s > r.high ? std::log(s / r.high) : 0.0;
+        score_log(r.source, true, off);
+        if (r.low > 1) score_order(r.source, s > 1);
+        if (r.high < 1) score_order(r.source, s < 1);
+        char b[32];
+        std::snprintf(b, sizeof b, "%s%.2f", sims_text.empty() ? "" : ",", s);
+        sims_text += b;
+      }
+      std::snprintf(pub, sizeof pub, "%.2f-%.2fx", r.low, r.high);
+      std::snprintf(sim, sizeof sim, "%s", sims_text.c_str());
+    }
+    std::string batch = r.batch ? std::to_string(*r.batch) : "n/s";
+    std::string device = row.keys.empty() ? row.ranged.front()[0].device : row.keys[0].device;
+    std::printf("%-4zu %-4s %-10s %-5s %-16.16s %-40.40s %-13s %10s %10s %7s%s\n", r.index, tag.c_str(), device.c_str(), batch.c_str(),
+                r.model.c_str(), r.config.c_str(), r.kind.c_str(), pub, sim, factor, r.approximate ? "  ~" : "");
+  }
+
+  // Pairs of latency records of one table and model: their ratio is a within-paper speedup
+  // and their order an ordering. Pairs the simulator runs as one configuration are not pairs.
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<Row const*>> groups;
+  for (Row const& row : rows)
+    if (row.why_not.empty() && row.rec->kind == "latency") groups[{row.rec->source, row.rec->table, row.rec->model}].push_back(&row);
+  std::size_t pairs = 0;
+  for (auto const& [key, members] : groups)
+    for (std::size_t i = 0; i < members.size(); ++i)
+      for (std::size_t j = i + 1; j < members.size(); ++j) {
+        Row const& a = *members[i];
+        Row const& b = *members[j];
+        if (a.keys[0] == b.keys[0]) continue;
+        ++pairs;
+        double published = a.rec->value / b.rec->value, simulated = a.simulated / b.simulated;
+        score_log(a.rec->source, true, std::abs(std::log(simulated / published)));
+        if (published != 1) score_order(a.rec->source, (simulated > 1) == (published > 1) && simulated != 1);
+      }
+
+  std::printf("(~: the record marks device, config or model as a stand-in; factor: simulated / published)\n");
+  std::printf("%zu pairs of latency records of one table and model scored as speedups and orderings\n", pairs);
+
+  std::size_t skipped = 0;
+  for (Row const& row : rows) skipped += !row.why_not.empty();
+  if (skipped) {
+    std::printf("\nnot run (%zu of %zu records):\n", skipped, rows.size());
+    for (Row const& row : rows)
+      if (!row.why_not.empty())
+        std::printf("  %-4zu %-4s %s, %s: %s\n", row.rec->index, source_tag(row.rec->source).c_str(), row.rec->model.c_str(),
+                    row.rec->config.c_str(), row.why_not.c_str());
+  }
+
+  std::printf("\nsources:\n");
+  for (std::string const& s : sources) std::printf("  %s  %s\n", source_tag(s).c_str(), s.c_str());
+  std::printf("\nfigures (median |ln(simulated/published)|, as a factor; orderings reproduced):\n");
+  for (std::string const& s : sources) print_figures(source_tag(s), by_source[s]);
+  print_figures("overall", overall);
+  return 0;
+}
+
+autograph::cli::Register reg{{"validate-sim", "Compare the simulator with published GPU latencies (records.json)", [](CLI::App& app) {
+  auto o = std::make_shared<Options>();
+  app.add_option("file", o->file, "records.json (see ../shared/data/published-latencies/README.md)")->required();
+  app.add_option("--time-limit", o->time_limit, "seconds per searching configuration (taso, metaflow)")
+      ->check(cli::positive_seconds)
+      ->capture_default_str();
+  return [o] { return run(*o); };
+}}};
+
+}  // namespace
