@@ -1,10 +1,12 @@
 #pragma once
-// SimulatedRuntime<Device>: an estimate of how long a graph takes on a GPU, by simulating its
+// SimulatedRuntime<Device, Policy, Model, LaunchModel>: an estimate of how long a graph takes on a GPU, by simulating its
 // multi-stream schedule with per-kernel costs from a cost model. Every number it gives is an
 // estimate and its kind() says so: "simulated (roofline, H100 SXM)".
 //
-// The simulation (one CUDA graph launch):
-// - the run starts after the graph-launch overhead;
+// The simulation (cost/launch.hpp says how kernels reach the GPU):
+// - launch::CudaGraph (the default): the run starts after the graph-launch overhead;
+// - launch::HostLaunched: the host issues kernel i of its program order at (i + 1) ·
+//   host_launch_us, and a kernel is ready no earlier than it was issued;
 // - a kernel is ready when its stream predecessor has finished and every kernel it waits
 //   for has finished plus the event cost; it then spends its fixed latency (launch, ramp-up)
 //   holding no SMs, and then its work;
@@ -26,10 +28,13 @@
 #include <functional>
 #include <memory>
 #include <limits>
+#include <queue>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "autograph/cost/device.hpp"
+#include "autograph/cost/launch.hpp"
 #include "autograph/cost/memory.hpp"
 #include "autograph/cost/roofline.hpp"
 #include "autograph/graph/stats.hpp"
@@ -48,8 +53,10 @@ namespace detail {
 class Simulator {
  public:
   /// `cost[id]`: the cost of kernel node id (indexed by NodeId); `label` names nodes in errors.
-  Simulator(DeviceSpec const& device, KernelDag const& dag, std::vector<KernelCost> cost, std::function<std::string(NodeId)> label)
-      : d_(device), dag_(&dag), hb_(cost.size()), cost_(std::move(cost)), label_(std::move(label)) {}
+  /// `host_issued`: kernels are issued one by one by a host thread (launch::HostLaunched).
+  Simulator(DeviceSpec const& device, KernelDag const& dag, std::vector<KernelCost> cost, std::function<std::string(NodeId)> label,
+            bool host_issued = false)
+      : d_(device), dag_(&dag), hb_(cost.size()), cost_(std::move(cost)), label_(std::move(label)), host_issued_(host_issued) {}
 
   /// The end of running `s`, in microseconds from the start; fills `spans` when given.
   /// @throws ScheduleError when `s` launches a node that runs no kernel, leaves a dependency
@@ -67,12 +74,13 @@ class Simulator {
           throw ScheduleError(label_(l->node) + " may start before " + label_(u) + ", which it reads: add a wait or reorder the streams");
       }
     }
-    double const start = d_.graph_launch_us;
+    double const start = host_issued_ ? 0.0 : d_.graph_launch_us;
     if (n == 0) return start;
 
     constexpr double inf = std::numeric_limits<double>::infinity();
     missing_.resize(n);
     ready_at_.assign(n, start);
+    if (host_issued_) issue_from_host(launches);
     enter_at_.assign(n, inf);
     end_.assign(n, inf);
     rem_.resize(n);
@@ -160,6 +168,8 @@ class Simulator {
     }
     double total = start;
     for (std::size_t f = 0; f < n; ++f) total = std::max(total, end_[f]);
+    // The host's last launch call returns after the GPU is done only when the GPU is faster.
+    if (host_issued_) total = std::max(total, static_cast<double>(n) * d_.host_launch_us);
     if (spans) {
       spans->clear();
       for (std::size_t f = 0; f < n; ++f) {
@@ -171,11 +181,32 @@ class Simulator {
   }
 
  private:
+  /// ready_at_[f] := the time the host issues launch f. The host's program order: every launch
+  /// after those it follows on its stream and those it waits for (cudaStreamWaitEvent needs the
+  /// event recorded first), and among the launches whose turn is open, the graph's order.
+  void issue_from_host(std::span<Launch const* const> launches) {
+    std::size_t n = launches.size();
+    missing_.resize(n);
+    for (std::size_t f = 0; f < n; ++f) missing_[f] = hb_.in_degree(f);
+    auto later = [&](std::uint32_t a, std::uint32_t b) { return dag_->index(launches[a]->node) > dag_->index(launches[b]->node); };
+    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, decltype(later)> open(later);
+    for (std::uint32_t f = 0; f < n; ++f)
+      if (missing_[f] == 0) open.push(f);
+    for (std::size_t issued = 1; !open.empty(); ++issued) {
+      std::uint32_t f = open.top();
+      open.pop();
+      ready_at_[f] = static_cast<double>(issued) * d_.host_launch_us;
+      for (std::uint32_t g : hb_.successors(f))
+        if (--missing_[g] == 0) open.push(g);
+    }
+  }
+
   DeviceSpec d_;
   KernelDag const* dag_;
   HappensBefore hb_;
   std::vector<KernelCost> cost_;  // by NodeId
   std::function<std::string(NodeId)> label_;
+  bool host_issued_ = false;
   // scratch, reused between runs
   std::vector<std::uint32_t> missing_, active_, pending_;
   std::vector<double> ready_at_, enter_at_, end_, rem_;
@@ -183,11 +214,12 @@ class Simulator {
 
 }  // namespace detail
 
-template <Device D = devices::H100, class Policy = schedule::Nimble, OpCostModel Model = RooflineCost>
+template <Device D = devices::H100, class Policy = schedule::Nimble, OpCostModel Model = RooflineCost, LaunchModel Launch = launch::CudaGraph>
 class SimulatedRuntime {
  public:
   using device_type = D;
   using policy_type = Policy;
+  using launch_model = Launch;
 
   SimulatedRuntime()
     requires std::constructible_from<Model, DeviceSpec const&>
@@ -200,7 +232,9 @@ class SimulatedRuntime {
   DeviceSpec const& device() const { return D::spec; }
   Model const& cost_model() const { return model_; }
   Policy const& policy() const { return policy_; }
-  std::string kind() const { return "simulated (" + model_.describe() + ")"; }
+  std::string kind() const {
+    return "simulated (" + model_.describe() + (Launch::host_issued ? ", " + std::string(Launch::name) : "") + ")";
+  }
 
   /// Many schedules of one graph, measured without indexing the graph again.
   /// @pre `g` outlives the result.
@@ -210,7 +244,7 @@ class SimulatedRuntime {
     Prepared(SimulatedRuntime const& rt, Graph<Set> const& g)
         : kind_(rt.kind()), dag_(std::make_unique<KernelDag>(g)), sim_(D::spec, *dag_, costs(rt, g, *dag_), [&g](NodeId id) {
             return g.contains(id) ? g.label(id) : "node " + std::to_string(id);
-          }) {
+          }, Launch::host_issued) {
       // Here, once per graph, rather than per schedule: a graph the device cannot hold has no latency.
       auto launches = [this](NodeId id) { return dag_->index(id) != KernelDag::npos; };
       if (D::spec.memory_bytes() > 0) check_fits(g, device_footprint(g, launches), D::spec);

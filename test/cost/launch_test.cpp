@@ -1,0 +1,93 @@
+// Launch models of the simulated runtime (cost/launch.hpp): worked timelines with fixed kernel
+// costs, replayed from a CUDA graph and issued one by one from the host.
+#include <autograph/graph/builder.hpp>
+#include <autograph/runtime/simulated_runtime.hpp>
+#include <gtest/gtest.h>
+
+namespace autograph {
+namespace {
+
+/// Fixed costs by op type: relu 10 us, sigmoid 6 us, anything else 1 us (1 us of it latency
+/// for every kernel but the short ones, whose 0.5 us is).
+struct FixedCosts {
+  KernelCost relu{10, 0.3, 1}, sigmoid{6, 0.5, 1}, other{1, 0.1, 0.5};
+  KernelCost estimate(AnyOp const& op, std::span<TensorDesc const>, std::span<TensorDesc const>) const {
+    return op.is<Relu>() ? relu : op.is<Sigmoid>() ? sigmoid : other;
+  }
+  std::string describe() const { return "fixed costs"; }
+};
+
+using Graphed = SimulatedRuntime<devices::V100, schedule::Nimble, FixedCosts, launch::CudaGraph>;
+using Hosted = SimulatedRuntime<devices::V100, schedule::Nimble, FixedCosts, launch::HostLaunched>;
+constexpr double issue = devices::V100::spec.host_launch_us;
+constexpr double graph_launch = devices::V100::spec.graph_launch_us;
+constexpr double event = devices::V100::spec.event_us;
+
+static_assert(Runtime<Hosted>);
+static_assert(std::same_as<SimulatedRuntime<devices::V100>::launch_model, launch::CudaGraph>);
+
+TEST(LaunchModel, DeviceDescriptionsCarryTheHostLaunchCost) {
+  for (DeviceSpec const& d : devices::all) EXPECT_DOUBLE_EQ(d.host_launch_us, 3.8) << d.name;
+}
+
+TEST(LaunchModel, TheKindSaysHowKernelsAreLaunched) {
+  EXPECT_EQ(Graphed{}.kind(), "simulated (fixed costs)");
+  EXPECT_EQ(Hosted{}.kind(), "simulated (fixed costs, host-launched)");
+}
+
+TEST(LaunchModel, AHostLaunchedKernelStartsNoEarlierThanItWasIssued) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 8});
+  auto r = b.relu(x);
+  auto s = b.sigmoid(r);
+  auto g = std::move(b).build({s});
+  Schedule one{{{{r.node, {}}, {s.node, {}}}}};
+  // The graph: one launch, then 10 + 6 us. The host: relu issued at 3.8 us, ends at 13.8; the
+  // sigmoid, issued at 7.6, waits for it and ends at 19.8. No graph launch.
+  EXPECT_DOUBLE_EQ(Graphed{}.simulate(g, one).total_us, graph_launch + 16);
+  EXPECT_DOUBLE_EQ(Hosted{}.simulate(g, one).total_us, issue + 16);
+}
+
+TEST(LaunchModel, ShortKernelsRunAtTheHostsPaceOnAnyNumberOfStreams) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 8});
+  auto t = b.tanh(x);
+  auto e = b.gelu(x);
+  auto g = std::move(b).build({t, e});
+  Schedule one{{{{t.node, {}}, {e.node, {}}}}};
+  Schedule two{{{{t.node, {}}}, {{e.node, {}}}}};
+  // 1 us kernels: the second is issued at 7.6 us and ends at 8.6 on one stream or two.
+  EXPECT_DOUBLE_EQ(Hosted{}.simulate(g, one).total_us, 2 * issue + 1);
+  EXPECT_DOUBLE_EQ(Hosted{}.simulate(g, two).total_us, 2 * issue + 1);
+  // Replayed from a graph, two streams overlap them.
+  EXPECT_DOUBLE_EQ(Graphed{}.simulate(g, two).total_us, graph_launch + 1);
+  EXPECT_DOUBLE_EQ(Graphed{}.simulate(g, one).total_us, graph_launch + 2);
+}
+
+TEST(LaunchModel, TheHostIssuesAWaiterAfterWhatItWaitsFor) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 8});
+  auto r = b.relu(x);
+  auto s = b.sigmoid(r);
+  auto g = std::move(b).build({s});
+  // Stream 0 lists the sigmoid, which waits for the relu on stream 1: the relu goes first
+  // (issued 3.8, ends 13.8), the sigmoid is issued at 7.6 and starts after the event.
+  Schedule s2{{{{s.node, {r.node}}}, {{r.node, {}}}}};
+  auto tl = Hosted{}.simulate(g, s2);
+  EXPECT_DOUBLE_EQ(tl.total_us, issue + 10 + event + 6);
+  for (auto const& k : tl.kernels) EXPECT_DOUBLE_EQ(k.start_us, k.node == r.node ? issue : issue + 10 + event);
+}
+
+TEST(LaunchModel, TheHostsLastLaunchBoundsTheRun) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 8});
+  auto t = b.tanh(x);
+  auto g = std::move(b).build({t});
+  FixedCosts instant;
+  instant.other = {0, 0.1, 0};
+  Schedule one{{{{t.node, {}}}}};
+  EXPECT_DOUBLE_EQ(Hosted(instant).simulate(g, one).total_us, issue);
+}
+
+}  // namespace
+}  // namespace autograph
