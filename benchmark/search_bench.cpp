@@ -3,6 +3,7 @@
 // 2-core machine. Each BM_Optimize run is one full optimize() (rounds, candidates, measured).
 #include <benchmark/benchmark.h>
 
+#include "autograph/experiments/baselines.hpp"  // declares AutoGraph below extern: compiled once in autograph::defaults
 #include "autograph/models/zoo.hpp"
 #include "autograph/runtime/simulated_runtime.hpp"
 #include "autograph/rules/default_engine.hpp"

@@ -21,7 +21,8 @@ if(TARGET onnx_proto AND TARGET protobuf::libprotobuf)
   add_library(autograph_onnx STATIC ${_autograph_onnx_sources})
   add_library(autograph::onnx ALIAS autograph_onnx)
   # onnx_proto carries ONNX_ML=1 and ONNX_NAMESPACE=onnx, which the Debian headers expect.
-  target_link_libraries(autograph_onnx PUBLIC autograph::autograph onnx_proto protobuf::libprotobuf PRIVATE autograph_project_options)
+  # autograph::defaults: the built-in operators' tables every importer builds are compiled there once.
+  target_link_libraries(autograph_onnx PUBLIC autograph::autograph autograph::defaults onnx_proto protobuf::libprotobuf PRIVATE autograph_project_options)
   set_target_properties(autograph_onnx PROPERTIES POSITION_INDEPENDENT_CODE ON)
   message(STATUS "autograph: ONNX ${ONNX_VERSION} found; building autograph::onnx (ONNX import/export)")
 else()

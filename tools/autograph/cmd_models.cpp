@@ -53,12 +53,6 @@ std::string grouped(std::int64_t n) {
   return s;
 }
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 nlohmann::json to_json(Row const& r) {
   auto const& s = r.stats;
   return {{"name", r.info->name},
@@ -82,7 +76,7 @@ void print_table(std::vector<Row> const& rows) {
   std::vector<std::vector<std::string>> cells{{"model", "input", "nodes", "edges", "parameters", "GMACs", "width", "critical path"}};
   for (auto const& r : rows)
     cells.push_back({std::string(r.info->name), r.input, std::to_string(r.stats.operators), std::to_string(r.stats.edges),
-                     grouped(r.stats.trainable_parameters), fixed(r.stats.macs / 1e9, 3), std::to_string(r.stats.width),
+                     grouped(r.stats.trainable_parameters), cli::fixed(r.stats.macs / 1e9, 3), std::to_string(r.stats.width),
                      std::to_string(r.stats.critical_path)});
   std::vector<std::size_t> w(cells[0].size(), 0);
   for (auto const& row : cells)
@@ -109,7 +103,7 @@ void print_table(std::vector<Row> const& rows) {
 void print_detail(Row const& r) {
   auto const& s = r.stats;
   auto vs = [](double ours, double published, std::string const& shown) {
-    return published > 0 ? " (published " + shown + ", " + fixed(100.0 * (ours / published - 1.0), 2) + "%)" : std::string{};
+    return published > 0 ? " (published " + shown + ", " + cli::fixed(100.0 * (ours / published - 1.0), 2) + "%)" : std::string{};
   };
   double params = static_cast<double>(s.trainable_parameters), pub_params = r.info->published_parameters;
   std::cout << r.info->name << ": " << r.info->description << "\n"
@@ -119,15 +113,15 @@ void print_detail(Row const& r) {
             << "  parameters      " << grouped(s.trainable_parameters)
             << vs(params, pub_params, grouped(static_cast<std::int64_t>(pub_params))) << "\n"
             << "  weight elements " << grouped(s.parameters) << " (with BatchNorm running statistics)\n"
-            << "  MACs            " << fixed(s.macs / 1e9, 4) << " G"
-            << vs(s.macs, r.info->published_macs, fixed(r.info->published_macs / 1e9, 3) + " G") << "\n"
-            << "  FLOPs           " << fixed(s.flops / 1e9, 4) << " G\n"
+            << "  MACs            " << cli::fixed(s.macs / 1e9, 4) << " G"
+            << vs(s.macs, r.info->published_macs, cli::fixed(r.info->published_macs / 1e9, 3) + " G") << "\n"
+            << "  FLOPs           " << cli::fixed(s.flops / 1e9, 4) << " G\n"
             << "  width           " << s.width << "\n"
             << "  critical path   " << s.critical_path << " operators\n"
             << "  reference       " << r.info->reference << "\n";
 }
 
-autograph::cli::Register reg{{"models", "List the benchmark models with their statistics", [](CLI::App& app) {
+autograph::cli::Register models_cmd{{"models", "List the benchmark models with their statistics", [](CLI::App& app) {
   auto o = std::make_shared<ModelsOptions>();
   app.add_option("name", o->name, "Show one model (default: every model)");
   app.add_flag("--json", o->json, "Print JSON instead of a table");

@@ -50,12 +50,6 @@ void add_import_options(CLI::App& app, ImportArgs& a) {
 
 ImportedOnnxModel load(ImportArgs const& a) { return import_onnx(a.model, {.input_shapes = cli::parse_input_shapes(a.inputs)}); }
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 void print_counts(std::string const& title, std::map<std::string, std::size_t> const& counts) {
   std::size_t total = 0;
   for (auto const& [op, n] : counts) total += n;
@@ -82,8 +76,8 @@ void print_summary(ImportedOnnxModel const& m, std::string const& file) {
             << "  operators        " << s.operators << "\n"
             << "  edges            " << s.edges << "\n"
             << "  parameters       " << s.parameters << " weight elements\n"
-            << "  MACs             " << fixed(s.macs / 1e9, 4) << " G\n"
-            << "  FLOPs            " << fixed(s.flops / 1e9, 4) << " G\n"
+            << "  MACs             " << cli::fixed(s.macs / 1e9, 4) << " G\n"
+            << "  FLOPs            " << cli::fixed(s.flops / 1e9, 4) << " G\n"
             << "  width            " << s.width << "\n"
             << "  critical path    " << s.critical_path << " operators\n";
 }
@@ -131,11 +125,11 @@ cli::Register run_cmd{{"run", "Run an ONNX model on the reference executor with 
         sum += v;
         abs += std::fabs(v);
       }
-      std::cout << "output " << m.output_names[i] << " " << out[i].shape().to_string() << " sum " << fixed(sum, 6) << " mean|x| "
-                << fixed(out[i].numel() ? abs / static_cast<double>(out[i].numel()) : 0.0, 6)
+      std::cout << "output " << m.output_names[i] << " " << out[i].shape().to_string() << " sum " << cli::fixed(sum, 6) << " mean|x| "
+                << cli::fixed(out[i].numel() ? abs / static_cast<double>(out[i].numel()) : 0.0, 6)
                 << (bad ? " (" + std::to_string(bad) + " non-finite)" : std::string{}) << "\n";
     }
-    std::cout << "ran " << operator_count(m.graph) << " operators in " << fixed(ms, 1) << " ms\n";
+    std::cout << "ran " << operator_count(m.graph) << " operators in " << cli::fixed(ms, 1) << " ms\n";
     return 0;
   };
 }}};

@@ -273,7 +273,7 @@ int run(OptimizeOptions const& o) {
   return 0;
 }
 
-autograph::cli::Register reg{{"optimize", "optimize a model with every baseline side by side (simulated device) and verify the results",
+autograph::cli::Register optimize_cmd{{"optimize", "optimize a model with every baseline side by side (simulated device) and verify the results",
                               [](CLI::App& app) {
                                 auto o = std::make_shared<OptimizeOptions>();
                                 app.add_option("file", o->onnx_file, "an ONNX model file (instead of --model)")->check(CLI::ExistingFile);

@@ -39,12 +39,6 @@ struct ScheduleOptions {
   cli::OutputFile dot{"--dot"}, trace{"--trace"};
 };
 
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
 /// One colour per stream (ColorBrewer Set3 and Pastel1), cycling past twenty.
 std::string stream_color(std::size_t s) {
   static constexpr char const* palette[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69",
@@ -71,7 +65,7 @@ int run(ScheduleOptions const& o) {
     auto r = schedule::Ios{}.run(g, rt);
     auto const& s = r.stats;
     extra = "  stages         " + std::to_string(r.stages.size()) + " (" + std::to_string(s.merges) + " convolution merges), estimate " +
-            fixed(s.estimated_ms, 4) + " ms (sum of stages)\n" + "  blocks         " + std::to_string(s.blocks) + " (" +
+            cli::fixed(s.estimated_ms, 4) + " ms (sum of stages)\n" + "  blocks         " + std::to_string(s.blocks) + " (" +
             std::to_string(s.level_splits) + " cut for size, " + std::to_string(s.budget_splits) + " halved for budget), " +
             std::to_string(s.states) + " states, " + std::to_string(s.transitions) + " transitions, " + std::to_string(s.stages_measured) +
             " stages measured\n";
@@ -86,8 +80,8 @@ int run(ScheduleOptions const& o) {
             << "  kernels        " << stats.kernels << " (width " << dag.width() << ")\n"
             << "  streams        " << stats.streams << "\n"
             << "  waits          " << stats.waits << "\n"
-            << extra << "  search         " << fixed(sg.search_seconds * 1e3, 3) << " ms\n"
-            << "  latency        " << fixed(timeline.total_us / 1e3, 4) << " ms, " << rt.kind() << "\n";
+            << extra << "  search         " << cli::fixed(sg.search_seconds * 1e3, 3) << " ms\n"
+            << "  latency        " << cli::fixed(timeline.total_us / 1e3, 4) << " ms, " << rt.kind() << "\n";
   if (o.dot.wanted()) {
     std::vector<std::string> color(sg.graph.id_bound());
     for (std::size_t s = 0; s < sg.schedule.streams.size(); ++s)
@@ -106,7 +100,7 @@ int run(ScheduleOptions const& o) {
   return 0;
 }
 
-autograph::cli::Register reg{{"schedule", "Schedule a model's kernels onto streams and simulate the run", [](CLI::App& app) {
+autograph::cli::Register schedule_cmd{{"schedule", "Schedule a model's kernels onto streams and simulate the run", [](CLI::App& app) {
   auto o = std::make_shared<ScheduleOptions>();
   app.add_option("--model", o->model, "A model of the zoo (see `autograph models`)")->required();
   app.add_option("--schedule", o->policy, "sequential, greedy, nimble or ios")

@@ -26,7 +26,7 @@ int report(std::vector<autograph::rules::VerifyResult> const& results) {
   return s.failed == 0 ? 0 : 1;
 }
 
-autograph::cli::Register reg{{"verify-rules", "Check every substitution rule numerically on random graphs", [](CLI::App& app) {
+autograph::cli::Register verify_rules_cmd{{"verify-rules", "Check every substitution rule numerically on random graphs", [](CLI::App& app) {
   auto o = std::make_shared<Options>();
   app.add_option("--taso", o->taso, "verify TASO's rule file (graph_subst.pb) instead of the built-in rules")->check(CLI::ExistingFile);
   app.add_option("--trials", o->trials, "random example graphs per rule")->check(CLI::Range(1, 1000));

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -24,6 +25,13 @@ struct Command {
 inline std::vector<Command>& commands() {
   static std::vector<Command> all;
   return all;
+}
+
+/// `v` with `digits` digits after the point, as the commands print times and sizes.
+inline std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
 }
 
 struct Register {

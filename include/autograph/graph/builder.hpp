@@ -59,14 +59,8 @@ class GraphBuilder {
     return add(Input{{shape, dtype}, name}, {}, name);
   }
   /// A shape-only weight (data comes later from a model file or fill_random_weights()).
-  Value weight(std::string const& name, Shape shape, WeightInit init = WeightInit::fan_in) {
-    std::string full = unique_name(name);
-    return add_named(Weight{{shape, dtype_}, nullptr, hash_value(full), init}, {}, full);
-  }
-  Value weight(std::string const& name, Tensor const& data) {
-    std::string full = unique_name(name);
-    return add_named(Weight{{data.shape(), dtype_}, data.storage(), hash_value(full), WeightInit::fan_in}, {}, full);
-  }
+  Value weight(std::string const& name, Shape shape, WeightInit init = WeightInit::fan_in);
+  Value weight(std::string const& name, Tensor const& data);
 
   // ---- any op -----------------------------------------------------------------------------
   /// Adds `op` reading `inputs`; returns its first output.
@@ -85,49 +79,13 @@ class GraphBuilder {
 
   // ---- layers -----------------------------------------------------------------------------
   /// Conv2D with a new weight [out_channels, C/groups, k0, k1] (and bias when asked).
-  Value conv2d(Value x, std::int64_t out_channels, std::array<std::int64_t, 2> kernel, ConvOptions o = {}, std::string const& name = {}) {
-    Conv2D op{o.stride, o.pad.value_or(Conv2D::same_pad(kernel[0], kernel[1])), o.dilation, o.groups, o.act};
-    std::int64_t c = shape(x).rank() == 4 ? shape(x)[1] : 0;
-    return transaction([&] {
-      std::string n = unique_name(name.empty() ? "conv" : name);
-      std::vector<Value> in{x, weight(n + ".weight", Shape{out_channels, o.groups > 0 ? c / o.groups : c, kernel[0], kernel[1]})};
-      if (o.bias) in.push_back(weight(n + ".bias", Shape{out_channels}, WeightInit::uniform));
-      return add_named(Op(op), in, n);
-    });
-  }
+  Value conv2d(Value x, std::int64_t out_channels, std::array<std::int64_t, 2> kernel, ConvOptions o = {}, std::string const& name = {});
   /// Inference BatchNorm with new scale, bias, mean and var weights.
-  Value batch_norm(Value x, float epsilon = 1e-5f, std::string const& name = {}) {
-    return transaction([&] {
-      std::string n = unique_name(name.empty() ? "bn" : name);
-      if (shape(x).rank() < 2) throw ShapeError("BatchNorm '" + n + "': x must have a channel axis, got " + shape(x).to_string());
-      Shape c{shape(x)[1]};
-      return add_named(Op(BatchNorm{epsilon}),
-                       {x, weight(n + ".scale", c, WeightInit::positive), weight(n + ".bias", c, WeightInit::uniform),
-                        weight(n + ".mean", c, WeightInit::uniform), weight(n + ".var", c, WeightInit::positive)},
-                       n);
-    });
-  }
+  Value batch_norm(Value x, float epsilon = 1e-5f, std::string const& name = {});
   /// LayerNorm over the last axis with new gamma and beta.
-  Value layer_norm(Value x, float epsilon = 1e-5f, std::string const& name = {}) {
-    return transaction([&] {
-      std::string n = unique_name(name.empty() ? "ln" : name);
-      if (shape(x).rank() < 1) throw ShapeError("LayerNorm '" + n + "': x must have at least one axis");
-      Shape last{shape(x)[shape(x).rank() - 1]};
-      return add_named(Op(LayerNorm{-1, epsilon}), {x, weight(n + ".gamma", last, WeightInit::positive), weight(n + ".beta", last, WeightInit::uniform)}, n);
-    });
-  }
+  Value layer_norm(Value x, float epsilon = 1e-5f, std::string const& name = {});
   /// x[..., K] x W[K, N] (+ b[N]): a fully connected layer with new weights.
-  Value linear(Value x, std::int64_t out_features, bool bias = true, Activation act = Activation::none, std::string const& name = {}) {
-    return transaction([&] {
-      std::string n = unique_name(name.empty() ? "linear" : name);
-      auto const& s = shape(x);
-      if (s.rank() < 2) throw ShapeError("linear '" + n + "': x must be at least 2-D, got " + s.to_string());
-      Value y = add_named(Op(MatMul{bias ? Activation::none : act}), {x, weight(n + ".weight", Shape{s[s.rank() - 1], out_features})}, n);
-      if (!bias) return y;
-      y = add_named(Op(Add{}), {y, weight(n + ".bias", Shape{out_features}, WeightInit::uniform)}, unique_name(n + ".add_bias"));
-      return act == Activation::none ? y : activation(y, act);
-    });
-  }
+  Value linear(Value x, std::int64_t out_features, bool bias = true, Activation act = Activation::none, std::string const& name = {});
   Value matmul(Value a, Value b, Activation act = Activation::none, std::string const& name = {}) { return add(MatMul{act}, {a, b}, name); }
 
   Value activation(Value x, Activation act, std::string const& name = {}) {
@@ -190,22 +148,8 @@ class GraphBuilder {
     return r;
   }
   /// "<scope>/<base>", made unique with a numeric suffix.
-  std::string unique_name(std::string const& base) {
-    std::string full = base.find('/') == std::string::npos || prefix_.empty() ? prefix_ + base : base;
-    if (names_.count(full)) {
-      std::string candidate;
-      do candidate = full + "_" + std::to_string(++counter_[full]);
-      while (names_.count(candidate));
-      full = candidate;
-    }
-    return full;
-  }
-  Value add_named(Op op, std::vector<Value> const& inputs, std::string const& full) {
-    NodeId id = g_.add(std::move(op), std::span<Value const>(inputs), full);
-    names_.insert(full);
-    journal_.push_back(full);
-    return {id, 0};
-  }
+  std::string unique_name(std::string const& base);
+  Value add_named(Op op, std::vector<Value> const& inputs, std::string const& full);
   /// Runs f; on an exception restores the graph (a cheap copy-on-write snapshot) and the names
   /// it took, and rethrows.
   template <class F>
@@ -231,5 +175,93 @@ class GraphBuilder {
   std::map<std::string, int> counter_;
   DType dtype_ = DType::float32;
 };
+
+// The members with bodies of any size are defined out of the class: the `extern template` below
+// then keeps the programs that link autograph::defaults from compiling them in every file that
+// builds a graph (an inline member is compiled for inlining even under `extern template`).
+
+template <class Set>
+Value GraphBuilder<Set>::weight(std::string const& name, Shape shape, WeightInit init) {
+  std::string full = unique_name(name);
+  return add_named(Weight{{shape, dtype_}, nullptr, hash_value(full), init}, {}, full);
+}
+
+template <class Set>
+Value GraphBuilder<Set>::weight(std::string const& name, Tensor const& data) {
+  std::string full = unique_name(name);
+  return add_named(Weight{{data.shape(), dtype_}, data.storage(), hash_value(full), WeightInit::fan_in}, {}, full);
+}
+
+template <class Set>
+Value GraphBuilder<Set>::conv2d(Value x, std::int64_t out_channels, std::array<std::int64_t, 2> kernel, ConvOptions o, std::string const& name) {
+  Conv2D op{o.stride, o.pad.value_or(Conv2D::same_pad(kernel[0], kernel[1])), o.dilation, o.groups, o.act};
+  std::int64_t c = shape(x).rank() == 4 ? shape(x)[1] : 0;
+  return transaction([&] {
+    std::string n = unique_name(name.empty() ? "conv" : name);
+    std::vector<Value> in{x, weight(n + ".weight", Shape{out_channels, o.groups > 0 ? c / o.groups : c, kernel[0], kernel[1]})};
+    if (o.bias) in.push_back(weight(n + ".bias", Shape{out_channels}, WeightInit::uniform));
+    return add_named(Op(op), in, n);
+  });
+}
+
+template <class Set>
+Value GraphBuilder<Set>::batch_norm(Value x, float epsilon, std::string const& name) {
+  return transaction([&] {
+    std::string n = unique_name(name.empty() ? "bn" : name);
+    if (shape(x).rank() < 2) throw ShapeError("BatchNorm '" + n + "': x must have a channel axis, got " + shape(x).to_string());
+    Shape c{shape(x)[1]};
+    return add_named(Op(BatchNorm{epsilon}),
+                     {x, weight(n + ".scale", c, WeightInit::positive), weight(n + ".bias", c, WeightInit::uniform),
+                      weight(n + ".mean", c, WeightInit::uniform), weight(n + ".var", c, WeightInit::positive)},
+                     n);
+  });
+}
+
+template <class Set>
+Value GraphBuilder<Set>::layer_norm(Value x, float epsilon, std::string const& name) {
+  return transaction([&] {
+    std::string n = unique_name(name.empty() ? "ln" : name);
+    if (shape(x).rank() < 1) throw ShapeError("LayerNorm '" + n + "': x must have at least one axis");
+    Shape last{shape(x)[shape(x).rank() - 1]};
+    return add_named(Op(LayerNorm{-1, epsilon}), {x, weight(n + ".gamma", last, WeightInit::positive), weight(n + ".beta", last, WeightInit::uniform)}, n);
+  });
+}
+
+template <class Set>
+Value GraphBuilder<Set>::linear(Value x, std::int64_t out_features, bool bias, Activation act, std::string const& name) {
+  return transaction([&] {
+    std::string n = unique_name(name.empty() ? "linear" : name);
+    auto const& s = shape(x);
+    if (s.rank() < 2) throw ShapeError("linear '" + n + "': x must be at least 2-D, got " + s.to_string());
+    Value y = add_named(Op(MatMul{bias ? Activation::none : act}), {x, weight(n + ".weight", Shape{s[s.rank() - 1], out_features})}, n);
+    if (!bias) return y;
+    y = add_named(Op(Add{}), {y, weight(n + ".bias", Shape{out_features}, WeightInit::uniform)}, unique_name(n + ".add_bias"));
+    return act == Activation::none ? y : activation(y, act);
+  });
+}
+
+template <class Set>
+std::string GraphBuilder<Set>::unique_name(std::string const& base) {
+  std::string full = base.find('/') == std::string::npos || prefix_.empty() ? prefix_ + base : base;
+  if (names_.count(full)) {
+    std::string candidate;
+    do candidate = full + "_" + std::to_string(++counter_[full]);
+    while (names_.count(candidate));
+    full = candidate;
+  }
+  return full;
+}
+
+template <class Set>
+Value GraphBuilder<Set>::add_named(Op op, std::vector<Value> const& inputs, std::string const& full) {
+  NodeId id = g_.add(std::move(op), std::span<Value const>(inputs), full);
+  names_.insert(full);
+  journal_.push_back(full);
+  return {id, 0};
+}
+
+#if defined(AUTOGRAPH_PRECOMPILED)
+extern template class GraphBuilder<BuiltinOps>;
+#endif
 
 }  // namespace autograph

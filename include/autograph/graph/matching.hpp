@@ -6,11 +6,15 @@
 #include <queue>
 #include <vector>
 
+#include "autograph/core/precompiled.hpp"
+
 namespace autograph {
 
 /// left_to_right[l] lists the right vertices l may be matched with. Returns, for each left
 /// vertex, its matched right vertex or -1.
-inline std::vector<int> max_bipartite_matching(int n_left, int n_right, std::vector<std::vector<int>> const& left_to_right) {
+std::vector<int> max_bipartite_matching(int n_left, int n_right, std::vector<std::vector<int>> const& left_to_right);
+#if !defined(AUTOGRAPH_PRECOMPILED) || defined(AUTOGRAPH_DEFINE_GRAPH)
+AUTOGRAPH_DEFAULTS_INLINE std::vector<int> max_bipartite_matching(int n_left, int n_right, std::vector<std::vector<int>> const& left_to_right) {
   constexpr int inf = std::numeric_limits<int>::max();
   std::vector<int> match_l(static_cast<std::size_t>(n_left), -1), match_r(static_cast<std::size_t>(n_right), -1);
   std::vector<int> dist(static_cast<std::size_t>(n_left));
@@ -74,5 +78,6 @@ inline std::vector<int> max_bipartite_matching(int n_left, int n_right, std::vec
   }
   return match_l;
 }
+#endif
 
 }  // namespace autograph

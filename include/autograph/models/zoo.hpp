@@ -34,8 +34,9 @@ struct ModelInfo {
   std::string_view reference;         // where the published figures come from
 };
 
-/// Every model, in the order the papers list them.
-inline std::span<ModelInfo const> zoo() {
+namespace detail {
+/// The zoo's table; zoo() returns it.
+inline std::span<ModelInfo const> zoo_table() {
   static constexpr ModelInfo all[] = {
       {"inception_v3", "Inception-v3: 11 Inception blocks with 1x7/7x1 and 1x3/3x1 factorized branches (torchvision layout)",
        "[1,3,299,299]", &inception_v3, 27161264 - 3326696, 5.71e9,
@@ -61,6 +62,17 @@ inline std::span<ModelInfo const> zoo() {
   };
   return all;
 }
+}  // namespace detail
+
+/// Every model, in the order the papers list them.
+#if defined(AUTOGRAPH_PRECOMPILED)
+// Compiled once in src/defaults/model_zoo.cpp for the programs that link autograph::defaults:
+// the table names every model's builder, so each file that called it compiled all of them
+// (about 5 s of CPU per file).
+std::span<ModelInfo const> zoo();
+#else
+inline std::span<ModelInfo const> zoo() { return detail::zoo_table(); }
+#endif
 
 /// The zoo entry called `name`, or null.
 inline ModelInfo const* find_model(std::string_view name) {

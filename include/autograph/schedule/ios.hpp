@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "autograph/core/precompiled.hpp"
 #include "autograph/cost/inference_kernels.hpp"
 #include "autograph/schedule/conv_merge.hpp"
 #include "autograph/schedule/detail/ios_dp.hpp"
@@ -80,7 +81,9 @@ struct IosResult {
 };
 
 /// The schedule of one stage: each group on its own stream, in the given order.
-inline Schedule stage_schedule(std::vector<std::vector<NodeId>> const& groups) {
+Schedule stage_schedule(std::vector<std::vector<NodeId>> const& groups);
+#if !defined(AUTOGRAPH_PRECOMPILED) || defined(AUTOGRAPH_DEFINE_SCHEDULE)
+AUTOGRAPH_DEFAULTS_INLINE Schedule stage_schedule(std::vector<std::vector<NodeId>> const& groups) {
   Schedule s;
   for (auto const& g : groups) {
     s.streams.emplace_back();
@@ -88,10 +91,13 @@ inline Schedule stage_schedule(std::vector<std::vector<NodeId>> const& groups) {
   }
   return s;
 }
+#endif
 
 /// The groups of a stage: the connected pieces of `nodes` (kernels of `dag`), each in
 /// topological order, ordered by their first kernel.
-inline std::vector<std::vector<NodeId>> stage_groups(KernelDag const& dag, std::span<NodeId const> nodes) {
+std::vector<std::vector<NodeId>> stage_groups(KernelDag const& dag, std::span<NodeId const> nodes);
+#if !defined(AUTOGRAPH_PRECOMPILED) || defined(AUTOGRAPH_DEFINE_SCHEDULE)
+AUTOGRAPH_DEFAULTS_INLINE std::vector<std::vector<NodeId>> stage_groups(KernelDag const& dag, std::span<NodeId const> nodes) {
   std::vector<std::uint32_t> ks;
   for (NodeId id : nodes) ks.push_back(dag.index(id));
   std::ranges::sort(ks);
@@ -119,9 +125,12 @@ inline std::vector<std::vector<NodeId>> stage_groups(KernelDag const& dag, std::
   }
   return groups;
 }
+#endif
 
 /// Lowers stages to one schedule on `dag` (the graph the stages name).
-inline Schedule lower_stages(KernelDag const& dag, std::vector<IosStage> const& stages) {
+Schedule lower_stages(KernelDag const& dag, std::vector<IosStage> const& stages);
+#if !defined(AUTOGRAPH_PRECOMPILED) || defined(AUTOGRAPH_DEFINE_SCHEDULE)
+AUTOGRAPH_DEFAULTS_INLINE Schedule lower_stages(KernelDag const& dag, std::vector<IosStage> const& stages) {
   std::vector<std::vector<NodeId>> streams;
   for (auto const& stage : stages) {
     std::vector<char> used(streams.size(), 0);
@@ -152,6 +161,7 @@ inline Schedule lower_stages(KernelDag const& dag, std::vector<IosStage> const& 
   }
   return insert_waits(dag, streams);
 }
+#endif
 
 namespace detail {
 
@@ -173,9 +183,8 @@ class IosPlanner {
   IosPlanner(IosOptions const& options, KernelDag const& dag, Measure measure, MergedLatency merged)
       : opt_(options), dag_(dag), measure_(std::move(measure)), merged_(std::move(merged)) {}
 
-  void run() {
-    for (auto const& block : blocks()) schedule_block(block);
-  }
+  /// Plans every block (defined after the class: see core/precompiled.hpp).
+  void run();
   std::vector<Planned> const& planned() const { return planned_; }
   IosStats const& stats() const { return stats_; }
 
@@ -338,6 +347,12 @@ class IosPlanner {
   std::vector<NodeId> convs_;
   Schedule stage_;
 };
+
+#if !defined(AUTOGRAPH_PRECOMPILED) || defined(AUTOGRAPH_DEFINE_SCHEDULE)
+AUTOGRAPH_DEFAULTS_INLINE void IosPlanner::run() {
+  for (auto const& block : blocks()) schedule_block(block);
+}
+#endif
 
 }  // namespace detail
 

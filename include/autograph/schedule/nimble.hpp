@@ -14,6 +14,7 @@
 #include <chrono>
 #include <vector>
 
+#include "autograph/core/precompiled.hpp"
 #include "autograph/graph/matching.hpp"
 #include "autograph/schedule/kernel_dag.hpp"
 #include "autograph/schedule/policy.hpp"
@@ -23,7 +24,9 @@ namespace autograph::schedule {
 
 /// Edges of the transitive reduction: succs[k] keeps v only when no other successor of k
 /// reaches v.
-inline std::vector<std::vector<std::uint32_t>> transitive_reduction(KernelDag const& dag) {
+std::vector<std::vector<std::uint32_t>> transitive_reduction(KernelDag const& dag);
+#if !defined(AUTOGRAPH_PRECOMPILED) || defined(AUTOGRAPH_DEFINE_SCHEDULE)
+AUTOGRAPH_DEFAULTS_INLINE std::vector<std::vector<std::uint32_t>> transitive_reduction(KernelDag const& dag) {
   std::vector<std::vector<std::uint32_t>> reduced(dag.size());
   for (std::size_t k = 0; k < dag.size(); ++k) {
     auto succ = dag.succs(k);
@@ -34,9 +37,12 @@ inline std::vector<std::vector<std::uint32_t>> transitive_reduction(KernelDag co
   }
   return reduced;
 }
+#endif
 
 /// Streams as lists of kernel indices of `dag` (see the header comment for the steps).
-inline std::vector<std::vector<std::uint32_t>> nimble_streams(KernelDag const& dag) {
+std::vector<std::vector<std::uint32_t>> nimble_streams(KernelDag const& dag);
+#if !defined(AUTOGRAPH_PRECOMPILED) || defined(AUTOGRAPH_DEFINE_SCHEDULE)
+AUTOGRAPH_DEFAULTS_INLINE std::vector<std::vector<std::uint32_t>> nimble_streams(KernelDag const& dag) {
   int n = static_cast<int>(dag.size());
   auto reduced = transitive_reduction(dag);
   std::vector<std::vector<int>> adj(dag.size());
@@ -72,8 +78,11 @@ inline std::vector<std::vector<std::uint32_t>> nimble_streams(KernelDag const& d
   std::ranges::sort(streams, {}, [](auto const& s) { return s.front(); });  // the stream with the first kernel is stream 0
   return streams;
 }
+#endif
 
-inline Schedule nimble(KernelDag const& dag) {
+Schedule nimble(KernelDag const& dag);
+#if !defined(AUTOGRAPH_PRECOMPILED) || defined(AUTOGRAPH_DEFINE_SCHEDULE)
+AUTOGRAPH_DEFAULTS_INLINE Schedule nimble(KernelDag const& dag) {
   std::vector<std::vector<NodeId>> streams;
   for (auto const& s : nimble_streams(dag)) {
     streams.emplace_back();
@@ -81,6 +90,7 @@ inline Schedule nimble(KernelDag const& dag) {
   }
   return insert_waits(dag, streams);
 }
+#endif
 
 struct Nimble {
   static constexpr std::string_view name = "nimble";

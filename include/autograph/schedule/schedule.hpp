@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "autograph/core/precompiled.hpp"
 #include "autograph/core/error.hpp"
 #include "autograph/graph/value.hpp"
 
@@ -69,78 +70,7 @@ class HappensBefore {
   /// Indexes `s` and computes every launch's clock. `label` names nodes in errors.
   /// @throws ScheduleError for a repeated kernel, a wait on an unscheduled kernel or on its
   /// own stream, or waits that form a cycle with stream order (a deadlock).
-  void build(Schedule const& s, std::function<std::string(NodeId)> const& label = {}) {
-    clear();
-    auto name = [&](NodeId id) { return label ? label(id) : "node " + std::to_string(id); };
-    streams_ = s.streams.size();
-    std::size_t total = s.num_kernels();
-    flat_.clear();
-    first_.assign(streams_ + 1, 0);
-    for (std::uint32_t t = 0; t < s.streams.size(); ++t) {
-      first_[t + 1] = first_[t] + static_cast<std::uint32_t>(s.streams[t].size());
-      for (std::uint32_t i = 0; i < s.streams[t].size(); ++i) {
-        NodeId id = s.streams[t][i].node;
-        if (id >= stream_of_.size()) grow(id + 1);
-        if (stream_of_[id] != none)
-          throw ScheduleError("schedule launches " + name(id) + " twice (streams " + std::to_string(stream_of_[id]) + " and " +
-                              std::to_string(t) + ")");
-        stream_of_[id] = t;
-        pos_of_[id] = i;
-        touched_.push_back(id);
-        flat_.push_back(&s.streams[t][i]);
-      }
-    }
-    // Edges into each launch: from its stream predecessor and from every kernel it waits for.
-    // Stored as successor lists (CSR) for Kahn's algorithm and for simulators.
-    in_degree_.assign(total, 0);
-    succ_start_.assign(total + 1, 0);
-    for (std::size_t f = 0; f < total; ++f) {
-      Launch const& l = *flat_[f];
-      std::uint32_t t = stream_of_[l.node];
-      if (pos_of_[l.node] > 0) {
-        ++in_degree_[f];
-        ++succ_start_[f];  // one successor of f - 1, counted at its slot (f - 1) + 1
-      }
-      for (NodeId w : l.waits) {
-        if (w >= stream_of_.size() || stream_of_[w] == none)
-          throw ScheduleError(name(l.node) + " waits for " + name(w) + ", which the schedule does not launch");
-        if (stream_of_[w] == t) throw ScheduleError(name(l.node) + " waits for " + name(w) + " on its own stream " + std::to_string(t));
-        ++in_degree_[f];
-        ++succ_start_[flat(w) + 1];  // counts sit one past their source; the prefix sum below shifts them
-      }
-    }
-    for (std::size_t f = 0; f < total; ++f) succ_start_[f + 1] += succ_start_[f];
-    succ_.assign(succ_start_[total], 0);
-    fill_.assign(succ_start_.begin(), succ_start_.end() - 1);
-    for (std::size_t f = 0; f < total; ++f) {
-      Launch const& l = *flat_[f];
-      if (pos_of_[l.node] > 0) succ_[fill_[f - 1]++] = static_cast<std::uint32_t>(f);
-      for (NodeId w : l.waits) succ_[fill_[flat(w)]++] = static_cast<std::uint32_t>(f);
-    }
-    clock_.assign(total * streams_, 0);
-    order_.clear();
-    missing_.assign(in_degree_.begin(), in_degree_.end());
-    ready_.clear();
-    for (std::uint32_t f = 0; f < total; ++f)
-      if (missing_[f] == 0) ready_.push_back(f);
-    while (!ready_.empty()) {
-      std::uint32_t f = ready_.back();
-      ready_.pop_back();
-      order_.push_back(f);
-      Launch const& l = *flat_[f];
-      std::uint32_t* k = &clock_[f * streams_];
-      if (pos_of_[l.node] > 0) join(k, f - 1);
-      for (NodeId w : l.waits) join(k, flat(w));
-      for (std::uint32_t g : successors(f))
-        if (--missing_[g] == 0) ready_.push_back(g);
-    }
-    if (order_.size() != total) {
-      for (std::size_t f = 0; f < total; ++f)
-        if (missing_[f] != 0)
-          throw ScheduleError("the schedule deadlocks: " + name(flat_[f]->node) + " on stream " + std::to_string(stream_of_[flat_[f]->node]) +
-                              " waits in a cycle of waits and stream order");
-    }
-  }
+  void build(Schedule const& s, std::function<std::string(NodeId)> const& label = {});
 
   bool scheduled(NodeId id) const { return id < stream_of_.size() && stream_of_[id] != none; }
   std::uint32_t stream(NodeId id) const { return stream_of_[id]; }
@@ -185,5 +115,80 @@ class HappensBefore {
   std::vector<std::uint32_t> in_degree_, succ_start_, succ_, fill_, missing_, ready_;
   std::size_t streams_ = 0;
 };
+
+#if !defined(AUTOGRAPH_PRECOMPILED) || defined(AUTOGRAPH_DEFINE_SCHEDULE)
+AUTOGRAPH_DEFAULTS_INLINE void HappensBefore::build(Schedule const& s, std::function<std::string(NodeId)> const& label) {
+  clear();
+  auto name = [&](NodeId id) { return label ? label(id) : "node " + std::to_string(id); };
+  streams_ = s.streams.size();
+  std::size_t total = s.num_kernels();
+  flat_.clear();
+  first_.assign(streams_ + 1, 0);
+  for (std::uint32_t t = 0; t < s.streams.size(); ++t) {
+    first_[t + 1] = first_[t] + static_cast<std::uint32_t>(s.streams[t].size());
+    for (std::uint32_t i = 0; i < s.streams[t].size(); ++i) {
+      NodeId id = s.streams[t][i].node;
+      if (id >= stream_of_.size()) grow(id + 1);
+      if (stream_of_[id] != none)
+        throw ScheduleError("schedule launches " + name(id) + " twice (streams " + std::to_string(stream_of_[id]) + " and " +
+                            std::to_string(t) + ")");
+      stream_of_[id] = t;
+      pos_of_[id] = i;
+      touched_.push_back(id);
+      flat_.push_back(&s.streams[t][i]);
+    }
+  }
+  // Edges into each launch: from its stream predecessor and from every kernel it waits for.
+  // Stored as successor lists (CSR) for Kahn's algorithm and for simulators.
+  in_degree_.assign(total, 0);
+  succ_start_.assign(total + 1, 0);
+  for (std::size_t f = 0; f < total; ++f) {
+    Launch const& l = *flat_[f];
+    std::uint32_t t = stream_of_[l.node];
+    if (pos_of_[l.node] > 0) {
+      ++in_degree_[f];
+      ++succ_start_[f];  // one successor of f - 1, counted at its slot (f - 1) + 1
+    }
+    for (NodeId w : l.waits) {
+      if (w >= stream_of_.size() || stream_of_[w] == none)
+        throw ScheduleError(name(l.node) + " waits for " + name(w) + ", which the schedule does not launch");
+      if (stream_of_[w] == t) throw ScheduleError(name(l.node) + " waits for " + name(w) + " on its own stream " + std::to_string(t));
+      ++in_degree_[f];
+      ++succ_start_[flat(w) + 1];  // counts sit one past their source; the prefix sum below shifts them
+    }
+  }
+  for (std::size_t f = 0; f < total; ++f) succ_start_[f + 1] += succ_start_[f];
+  succ_.assign(succ_start_[total], 0);
+  fill_.assign(succ_start_.begin(), succ_start_.end() - 1);
+  for (std::size_t f = 0; f < total; ++f) {
+    Launch const& l = *flat_[f];
+    if (pos_of_[l.node] > 0) succ_[fill_[f - 1]++] = static_cast<std::uint32_t>(f);
+    for (NodeId w : l.waits) succ_[fill_[flat(w)]++] = static_cast<std::uint32_t>(f);
+  }
+  clock_.assign(total * streams_, 0);
+  order_.clear();
+  missing_.assign(in_degree_.begin(), in_degree_.end());
+  ready_.clear();
+  for (std::uint32_t f = 0; f < total; ++f)
+    if (missing_[f] == 0) ready_.push_back(f);
+  while (!ready_.empty()) {
+    std::uint32_t f = ready_.back();
+    ready_.pop_back();
+    order_.push_back(f);
+    Launch const& l = *flat_[f];
+    std::uint32_t* k = &clock_[f * streams_];
+    if (pos_of_[l.node] > 0) join(k, f - 1);
+    for (NodeId w : l.waits) join(k, flat(w));
+    for (std::uint32_t g : successors(f))
+      if (--missing_[g] == 0) ready_.push_back(g);
+  }
+  if (order_.size() != total) {
+    for (std::size_t f = 0; f < total; ++f)
+      if (missing_[f] != 0)
+        throw ScheduleError("the schedule deadlocks: " + name(flat_[f]->node) + " on stream " + std::to_string(stream_of_[flat_[f]->node]) +
+                            " waits in a cycle of waits and stream order");
+  }
+}
+#endif
 
 }  // namespace autograph

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "autograph/core/precompiled.hpp"
 #include "autograph/schedule/kernel_dag.hpp"
 #include "autograph/schedule/schedule.hpp"
 
@@ -26,7 +27,9 @@ namespace autograph {
 ///      stream order consistent with the dependencies (no stream runs a kernel before one it reads).
 /// @post every dependency is enforced, and no wait is implied by the stream order and the others.
 /// @throws ScheduleError naming the kernel when a precondition fails.
-inline Schedule insert_waits(KernelDag const& dag, std::vector<std::vector<NodeId>> const& streams, bool complete = true) {
+Schedule insert_waits(KernelDag const& dag, std::vector<std::vector<NodeId>> const& streams, bool complete = true);
+#if !defined(AUTOGRAPH_PRECOMPILED) || defined(AUTOGRAPH_DEFINE_SCHEDULE)
+AUTOGRAPH_DEFAULTS_INLINE Schedule insert_waits(KernelDag const& dag, std::vector<std::vector<NodeId>> const& streams, bool complete) {
   std::size_t n = dag.size();
   constexpr std::uint32_t none = UINT32_MAX;
   std::vector<std::uint32_t> stream_of(n, none), pos(n, 0);
@@ -110,6 +113,7 @@ inline Schedule insert_waits(KernelDag const& dag, std::vector<std::vector<NodeI
   }
   return out;
 }
+#endif
 
 /// Counts of a checked schedule.
 struct ScheduleStats {
@@ -119,7 +123,9 @@ struct ScheduleStats {
 /// Checks that `s` runs the kernels of `dag` (all of them when `complete`) and that every
 /// dependency between launched kernels is enforced by stream order and waits.
 /// @throws ScheduleError naming the first problem.
-inline ScheduleStats check_schedule(KernelDag const& dag, Schedule const& s, bool complete = true) {
+ScheduleStats check_schedule(KernelDag const& dag, Schedule const& s, bool complete = true);
+#if !defined(AUTOGRAPH_PRECOMPILED) || defined(AUTOGRAPH_DEFINE_SCHEDULE)
+AUTOGRAPH_DEFAULTS_INLINE ScheduleStats check_schedule(KernelDag const& dag, Schedule const& s, bool complete) {
   HappensBefore hb;
   hb.build(s);
   for (auto const& stream : s.streams)
@@ -140,5 +146,6 @@ inline ScheduleStats check_schedule(KernelDag const& dag, Schedule const& s, boo
   }
   return {s.num_kernels(), s.num_streams(), s.num_waits()};
 }
+#endif
 
 }  // namespace autograph

@@ -1,0 +1,14 @@
+// The kernel DAG, stream assignment and wait insertion every schedule and simulated run goes
+// through, and IOS's planner, compiled once (see reference_executor.cpp for how these files work, and
+// core/precompiled.hpp for the non-template functions defined here).
+#define AUTOGRAPH_DEFAULTS_INLINE
+#define AUTOGRAPH_DEFINE_GRAPH
+#define AUTOGRAPH_DEFINE_SCHEDULE
+#include <autograph/graph/matching.hpp>
+#include <autograph/schedule/ios.hpp>
+#include <autograph/schedule/kernel_dag.hpp>
+#include <autograph/schedule/nimble.hpp>
+#include <autograph/schedule/schedule.hpp>
+#include <autograph/schedule/waits.hpp>
+
+template autograph::KernelDag::KernelDag(autograph::Graph<autograph::BuiltinOps> const&, std::vector<char> const&);
