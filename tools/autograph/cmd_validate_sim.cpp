@@ -37,7 +37,8 @@
 
 #include "command.hpp"
 
-namespace {
+// A named namespace: the tool builds as one unity file, where every file's anonymous namespace is one.
+namespace validate_sim {
 
 using namespace autograph;
 using nlohmann::json;
@@ -490,4 +491,4 @@ autograph::cli::Register reg{{"validate-sim", "Compare the simulator with publis
   return [o] { return run(*o); };
 }}};
 
-}  // namespace
+}  // namespace validate_sim
