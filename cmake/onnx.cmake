@@ -21,8 +21,13 @@ if(TARGET onnx_proto AND TARGET protobuf::libprotobuf)
   add_library(autograph_onnx STATIC ${_autograph_onnx_sources})
   add_library(autograph::onnx ALIAS autograph_onnx)
   # onnx_proto carries ONNX_ML=1 and ONNX_NAMESPACE=onnx, which the Debian headers expect.
-  # autograph::defaults: the built-in operators' tables every importer builds are compiled there once.
-  target_link_libraries(autograph_onnx PUBLIC autograph::autograph autograph::defaults onnx_proto protobuf::libprotobuf PRIVATE autograph_project_options)
+  target_link_libraries(autograph_onnx PUBLIC autograph::autograph onnx_proto protobuf::libprotobuf PRIVATE autograph_project_options)
+  # autograph::defaults: the built-in operators' tables every importer builds are compiled there
+  # once. Not under clang, which cannot compile it (double template arguments) and builds the
+  # importer only for the fuzzer (scripts/fuzz.sh): there the importer compiles what it uses.
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    target_link_libraries(autograph_onnx PUBLIC autograph::defaults)
+  endif()
   set_target_properties(autograph_onnx PROPERTIES POSITION_INDEPENDENT_CODE ON)
   message(STATUS "autograph: ONNX ${ONNX_VERSION} found; building autograph::onnx (ONNX import/export)")
 else()
