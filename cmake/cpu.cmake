@@ -1,0 +1,12 @@
+# autograph::cpu — the CPU runtime (autograph/cpu/): its set-independent part (the executable:
+# memory plan, binding, stream threads) and the built-in operators' kernels through oneDNN,
+# compiled once. oneDNN's headers stay in src/cpu/; the public headers never include them.
+# Debian's oneDNN is built on OpenMP, whose per-thread thread count is how a kernel's
+# intra-op threads are set.
+find_package(dnnl CONFIG REQUIRED)
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+file(GLOB autograph_cpu_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cpu/*.cpp)
+add_library(autograph_cpu STATIC ${autograph_cpu_sources})
+add_library(autograph::cpu ALIAS autograph_cpu)
+target_link_libraries(autograph_cpu PUBLIC autograph::autograph OpenMP::OpenMP_CXX PRIVATE DNNL::dnnl $<BUILD_INTERFACE:autograph_project_options>)
+set_target_properties(autograph_cpu PROPERTIES EXPORT_NAME cpu POSITION_INDEPENDENT_CODE ON)
