@@ -8,5 +8,6 @@ find_package(OpenMP REQUIRED COMPONENTS CXX)
 file(GLOB autograph_cpu_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cpu/*.cpp)
 add_library(autograph_cpu STATIC ${autograph_cpu_sources})
 add_library(autograph::cpu ALIAS autograph_cpu)
-target_link_libraries(autograph_cpu PUBLIC autograph::autograph OpenMP::OpenMP_CXX PRIVATE DNNL::dnnl $<BUILD_INTERFACE:autograph_project_options>)
+# Its baselines (src/cpu/baselines.cpp) use the precompiled rule engine of autograph::defaults.
+target_link_libraries(autograph_cpu PUBLIC autograph::autograph autograph::defaults OpenMP::OpenMP_CXX PRIVATE DNNL::dnnl $<BUILD_INTERFACE:autograph_project_options>)
 set_target_properties(autograph_cpu PROPERTIES EXPORT_NAME cpu POSITION_INDEPENDENT_CODE ON)

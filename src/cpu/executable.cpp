@@ -240,8 +240,16 @@ CpuExecutable::CpuExecutable(std::shared_ptr<CpuGraph const> g, Schedule const& 
   }
   omp_set_num_threads(caller_threads);
 
+  HappensBefore injected;
+  if (options.arena_schedule) {
+    injected = HappensBefore(graph.id_bound);
+    injected.build(*options.arena_schedule, [&](NodeId id) { return lowered_node_label(graph, id); });
+    for (auto const& n : graph.nodes)
+      if (n.prepare && m.hb.scheduled(n.id) != injected.scheduled(n.id))
+        throw ScheduleError("the arena schedule and the schedule that runs differ in whether they launch " + n.label);
+  }
   m.memory = plan_memory(
-      graph, m.hb, [&](std::size_t i) { return static_cast<bool>(graph.nodes[i].prepare); },
+      graph, options.arena_schedule ? injected : m.hb, [&](std::size_t i) { return static_cast<bool>(graph.nodes[i].prepare); },
       [&](std::size_t i) { return prep_of[i] == CpuGraph::npos ? std::span<std::size_t const>{} : preps[prep_of[i]].workspaces(); },
       options.check_arena);
   m.arena = allocate(m.memory.arena.size, "the arena");
@@ -338,12 +346,13 @@ std::vector<Tensor> CpuExecutable::run(std::span<Tensor const> inputs) {
   return out;
 }
 
-std::vector<double> CpuExecutable::time(int warmup, int min_runs, double budget_ms, int max_runs) {
+std::vector<double> CpuExecutable::time(int warmup, int runs, double budget_ms) {
   using clock = std::chrono::steady_clock;
   for (int i = 0; i < warmup; ++i) run();
   std::vector<double> samples;
   double total = 0;
-  while (static_cast<int>(samples.size()) < std::max(min_runs, 1) || (total < budget_ms && static_cast<int>(samples.size()) < max_runs)) {
+  constexpr std::size_t at_least = 5;
+  while (samples.size() < static_cast<std::size_t>(std::max(runs, 1)) && !(budget_ms > 0 && total >= budget_ms && samples.size() >= at_least)) {
     auto t0 = clock::now();
     run();
     double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();

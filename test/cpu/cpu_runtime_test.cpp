@@ -150,5 +150,67 @@ TEST(CpuRuntime, RejectsBadInputsAndSchedules) {
   EXPECT_THROW(lower(unweighted), ExecutionError);  // shape-only weights need data for results
 }
 
+namespace slow {
+/// y = -x, read only after a pause: a kernel still reading its input long after a kernel on
+/// another stream could have overwritten it.
+struct SlowNegate {
+  static constexpr std::string_view name = "SlowNegate";
+  static constexpr Arity arity{1, 1};
+  auto params() const { return std::tuple{}; }
+  bool operator==(SlowNegate const&) const = default;
+  std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const { return {in[0]}; }
+  double flops(std::span<TensorDesc const>, std::span<TensorDesc const> out) const { return static_cast<double>(out[0].numel()); }
+  std::vector<Tensor> evaluate(std::span<Tensor const> in, std::span<TensorDesc const> out) const {
+    std::vector<float> y(in[0].data().begin(), in[0].data().end());
+    for (float& v : y) v = -v;
+    return {Tensor(out[0].shape, std::move(y))};
+  }
+};
+using Ops = extend_t<BuiltinOps, SlowNegate>;
+}  // namespace slow
+
+}  // namespace
+}  // namespace autograph::cpu
+
+template <>
+struct autograph::cpu::Kernel<autograph::cpu::slow::SlowNegate> {
+  static void prepare(slow::SlowNegate const&, Preparation& p) {
+    std::int64_t n = p.outputs()[0].numel();
+    p.run("slow negate", [n](Io const& io) -> Runner {
+      return [x = io.in[0], y = io.out[0], n] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        for (std::int64_t i = 0; i < n; ++i) y[i] = -x[i];
+      };
+    });
+  }
+};
+
+namespace autograph::cpu {
+namespace {
+
+TEST(CpuRuntime, AnArenaReusedOneWaitTooEarlyGivesWrongOutputs) {
+  // Stream 0: a = relu(x); w = tanh(x); out = r + w.  Stream 1: r = SlowNegate(a).
+  // w does not wait for r, so w's buffer must not share a's bytes while r may still read them.
+  GraphBuilder<slow::Ops> b;
+  Value x = b.input("x", {1, 64});
+  Value a = b.relu(x);
+  Value r = b.add(slow::SlowNegate{}, {a});
+  Value w = b.tanh(x);
+  Value out = b.add(r, w);
+  Graph<slow::Ops> g = std::move(b).build({out});
+  std::vector<Tensor> in{Tensor::random({1, 64}, 9)};
+  auto want = ReferenceExecutor<slow::Ops>().run(g, in);
+
+  Schedule run{{{{a.node, {}}, {w.node, {}}, {out.node, {r.node}}}, {{r.node, {a.node}}}}};
+  Schedule broken = run;
+  broken.streams[0][1].waits = {r.node};  // the planner is told w waits for r; the run does not wait
+
+  auto correct = CpuExecutable(lower(g), run, {.check_arena = true, .cores = 2});
+  EXPECT_TRUE(matches(correct.run(in), want, 1e-6));
+  auto wrong = CpuExecutable(lower(g), run, {.check_arena = true, .cores = 2, .arena_schedule = &broken});
+  EXPECT_LT(wrong.arena().size, correct.arena().size);  // the broken plan did put w over a
+  EXPECT_FALSE(matches(wrong.run(in), want, 1e-3)) << "a buffer reused while a slow reader still reads it went unnoticed";
+}
+
 }  // namespace
 }  // namespace autograph::cpu

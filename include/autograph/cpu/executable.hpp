@@ -30,6 +30,11 @@ struct ExecOptions {
   bool complete = true;      // the schedule must launch every kernel (false: a partial schedule, e.g. one IOS stage)
   bool check_arena = false;  // verify the arena plan (quadratic; tests)
   int cores = 0;             // cores to use; 0: every core this process may run on
+  /// Fault injection for tests of the plan: lay the arena out as if this schedule (of the same
+  /// kernels) ran instead. A schedule with a wait the run does not have lets a buffer be
+  /// reused one wait too early, which a run must show as wrong outputs (or ThreadSanitizer as
+  /// a race). Null: the schedule that runs.
+  Schedule const* arena_schedule = nullptr;
 };
 
 /// The cores this process may run on (its affinity mask), at least 1.
@@ -52,9 +57,9 @@ class CpuExecutable {
   void write_inputs(std::span<Tensor const> inputs);
   /// One run on the inputs already written. Allocates nothing.
   void run();
-  /// Wall-clock milliseconds of runs: `warmup` untimed, then at least `min_runs` timed runs,
-  /// more while under `budget_ms` of timed runs in all, at most `max_runs`.
-  std::vector<double> time(int warmup, int min_runs, double budget_ms = 0, int max_runs = 1000);
+  /// Wall-clock milliseconds of runs: `warmup` untimed, then `runs` timed runs, or fewer (at
+  /// least 5) once the timed runs sum to `budget_ms` (0: no budget).
+  std::vector<double> time(int warmup, int runs, double budget_ms = 0);
 
   /// The intra-op threads node `id`'s kernel runs with (0 when not scheduled).
   int threads(NodeId id) const;

@@ -1,8 +1,8 @@
 #pragma once
 // CpuRuntime: the Runtime concept (runtime/runtime.hpp) on this machine's cores, measured.
 // measure() lowers a graph, prepares its schedule (kernels through oneDNN, one arena, one
-// thread per stream), runs it `warmup` times, then times at least 50 runs and reports the
-// median wall-clock latency in ms. The optimizer's on-board verification runs through it:
+// thread per stream), runs it `warmup` times, then times 50 runs (fewer, at least 5, when a
+// time budget runs out first) and reports the median wall-clock latency in ms. The optimizer's on-board verification runs through it:
 //
 //   cpu::CpuRuntime cpu;
 //   Optimizer<Graph<>, rules::Default, MixedCriticalPath<0.25>, cpu::CpuRuntime> opt(..., cpu);
@@ -25,6 +25,8 @@
 #include "autograph/runtime/runtime.hpp"
 #include "autograph/schedule/kernel_dag.hpp"
 #include "autograph/schedule/nimble.hpp"
+#include "autograph/schedule/policy.hpp"
+#include "autograph/schedule/sequential.hpp"
 
 namespace autograph::cpu {
 
@@ -56,7 +58,7 @@ DeviceSpec host_device_spec(int cores);
 struct CpuRuntimeOptions {
   int warmup = 3;                 // untimed runs before timing
   int runs = 50;                  // timed runs, at least 50; measure() reports their median
-  double budget_ms = 0;           // keep timing while the timed runs sum to less than this
+  double budget_ms = 0;           // stop timing once the timed runs sum to this (after at least 5); 0: no limit
   int cores = 0;                  // 0: every core this process may run on
   std::uint64_t weight_seed = 0;  // random data for shape-only weights when measuring
 };
@@ -85,10 +87,13 @@ class PreparedCpuGraph {
   std::vector<Tensor> inputs_;
 };
 
-class CpuRuntime {
+/// `Policy` schedules a graph for measure(g): Nimble's streams (CpuRuntime), or one stream
+/// with every core per kernel (SequentialCpuRuntime, the baseline).
+template <class Policy>
+class BasicCpuRuntime {
  public:
   /// @throws Error for options out of range.
-  explicit CpuRuntime(CpuRuntimeOptions options = {})
+  explicit BasicCpuRuntime(CpuRuntimeOptions options = {})
       : options_(options), cores_(options.cores > 0 ? options.cores : available_cores()), cost_(host_device_spec(cores_)) {
     if (options_.runs < 50) throw Error("CpuRuntime: runs must be at least 50, got " + std::to_string(options_.runs));
     if (options_.warmup < 0) throw Error("CpuRuntime: warmup must be >= 0, got " + std::to_string(options_.warmup));
@@ -106,10 +111,11 @@ class CpuRuntime {
   /// The per-kernel cost model a search ranks candidates with before measuring them here.
   RooflineCost const& cost_model() const { return cost_; }
 
-  /// Latency in ms of `g` under Nimble's multi-stream schedule.
+  /// Latency in ms of `g` under the Policy's schedule.
   template <class Set>
   double measure(Graph<Set> const& g) {
-    return measure(g, schedule::nimble(KernelDag(g)));
+    ScheduledGraph<Set> sg = Policy{}(g, *this);
+    return measure(sg.graph, sg.schedule);
   }
   /// Latency in ms of running schedule `s` of `g` (possibly only some of its kernels).
   template <class Set>
@@ -134,6 +140,8 @@ class CpuRuntime {
   RooflineCost cost_;
 };
 
+using CpuRuntime = BasicCpuRuntime<schedule::Nimble>;
+using SequentialCpuRuntime = BasicCpuRuntime<schedule::Sequential>;
 static_assert(EstimatingRuntime<CpuRuntime>);
 
 }  // namespace autograph::cpu
