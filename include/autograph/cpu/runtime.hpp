@@ -22,6 +22,7 @@
 #include "autograph/cpu/executable.hpp"
 #include "autograph/cpu/lower.hpp"
 #include "autograph/graph/graph.hpp"
+#include "autograph/runtime/noise.hpp"
 #include "autograph/runtime/runtime.hpp"
 #include "autograph/schedule/kernel_dag.hpp"
 #include "autograph/schedule/nimble.hpp"
@@ -122,6 +123,29 @@ class BasicCpuRuntime {
   double measure(Graph<Set> const& g, Schedule const& s) {
     return prepare(g).measure(s);
   }
+  /// Whether `challenger` runs faster than `incumbent` beyond noise (runtime/noise.hpp): both
+  /// prepared under the Policy's schedule, then timed in alternating blocks of 5 runs until
+  /// each has `runs` samples. A graph that fails to run counts as infinitely slow.
+  template <class Set>
+  Comparison compare(Graph<Set> const& incumbent, Graph<Set> const& challenger) {
+    ScheduledGraph<Set> a = Policy{}(incumbent, *this), b = Policy{}(challenger, *this);
+    CpuExecutable ea(lower(a.graph, LowerOptions{.random_weights = options_.weight_seed}), a.schedule, {.cores = cores_});
+    CpuExecutable eb(lower(b.graph, LowerOptions{.random_weights = options_.weight_seed}), b.schedule, {.cores = cores_});
+    for (auto* e : {&ea, &eb}) {
+      std::vector<Tensor> in;
+      for (auto const& i : e->graph().inputs) in.push_back(Tensor::random(i.desc.shape, hash_combine(options_.weight_seed, i.id)));
+      e->write_inputs(in);
+      e->time(options_.warmup, 0);
+    }
+    std::vector<double> sa, sb;
+    while (static_cast<int>(sa.size()) < options_.runs) {
+      auto x = ea.time(0, 5), y = eb.time(0, 5);
+      sa.insert(sa.end(), x.begin(), x.end());
+      sb.insert(sb.end(), y.begin(), y.end());
+    }
+    return compare_samples(sa, sb);
+  }
+
   /// Lowers `g` once for timing many schedules of it (shape-only weights get random data).
   template <class Set>
   PreparedCpuGraph prepare(Graph<Set> const& g) {

@@ -35,6 +35,7 @@
 // slower alone: SqueezeNet's enlarge-conv-kernel slows a graph by itself and pays off through
 // the merges it enables.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <limits>
@@ -59,6 +60,7 @@
 #include "autograph/search/rule_probes.hpp"
 #include "autograph/search/rule_stats.hpp"
 #include "autograph/search/seam_search.hpp"
+#include "autograph/runtime/noise.hpp"
 #include "autograph/search/stop_reason.hpp"
 
 namespace autograph {
@@ -96,6 +98,8 @@ struct OptimizeResult {
   OptimizeStop stop;                  // why the rounds ended (stop.describe(): the sentence)
   std::vector<RuleStats> rule_stats;  // by rule id: matches, rewrites, applications in `graph`, time (format_rule_report)
   std::string runtime_kind;
+  std::vector<std::string> failures;  // candidates that failed to lower or run, counted infinitely slow: why
+  std::size_t comparisons = 0;        // noise-aware re-measurements that decided (ComparingRuntime only)
 };
 
 template <class G, class RuleSet, class CostP, class RuntimeT>
@@ -173,9 +177,15 @@ class Optimizer {
 
   std::vector<Candidate<Set>> candidates(Graph<Set> const& g, std::size_t& explored, Clock::time_point t0, RuleStatsRecorder& stats);
   std::vector<Candidate<Set>> partitioned_candidates(Graph<Set> const& g, std::size_t& explored, Clock::time_point t0, RuleStatsRecorder& stats);
-  RoundMeasure measure_top_k(Entry const& cur, std::vector<Candidate<Set>> const& cands, Measured& m, std::size_t& measured);
+  RoundMeasure measure_top_k(Entry const& cur, std::vector<Candidate<Set>> const& cands, Measured& m, OptimizeResult<Set>& r);
   std::vector<RuleProbe<Set>> attribute_rules(Entry const& cur, std::vector<Candidate<Set>> const& cands, RoundMeasure& round, Measured& m,
-                                              std::size_t& measured, RuleStatsRecorder& stats);
+                                              OptimizeResult<Set>& r, RuleStatsRecorder& stats);
+  /// The runtime's latency of `g`; infinity when it cannot lower or run it (the reason kept in r.failures).
+  double measure_or_fail(Graph<Set> const& g, OptimizeResult<Set>& r);
+  /// Whether `challenger` (measured `latency` once) beats `incumbent` for good: on a runtime
+  /// that measures (ComparingRuntime), both are re-measured interleaved and the challenger must
+  /// win beyond the noise margin; the latencies are updated to the re-measured medians.
+  bool confirm_faster(Entry& incumbent, Graph<Set> const& challenger, double& latency, OptimizeResult<Set>& r);
   void leave_out(std::vector<RuleProbe<Set>> const& slower, OptimizeResult<Set>& r);
   void print_round(std::size_t round, std::vector<Candidate<Set>> const& cands, Entry const& cur, RoundMeasure const& measure, Measured const& m,
                    Clock::time_point t0) const;
@@ -244,8 +254,8 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::optimize(Graph<Set> const& input) -
       r.stop = {StopReason::estimate_only, round + 1, 0};
       break;
     }
-    auto measure = measure_top_k(cur, cands, m, r.measured);  // the faster than the best join the queue
-    auto slower = attribute_rules(cur, cands, measure, m, r.measured, stats);
+    auto measure = measure_top_k(cur, cands, m, r);  // the faster than the best join the queue
+    auto slower = attribute_rules(cur, cands, measure, m, r, stats);
     print_round(round, cands, cur, measure, m, t0);
     leave_out(slower, r);
     if (!measure.improved && !slower.empty()) {  // search the same graph again without them
@@ -262,20 +272,51 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::optimize(Graph<Set> const& input) -
   return r;
 }
 
+template <class G, class RuleSet, class CostP, class RuntimeT>
+double Optimizer<G, RuleSet, CostP, RuntimeT>::measure_or_fail(Graph<Set> const& g, OptimizeResult<Set>& r) {
+  ++r.measured;
+  try {
+    return runtime_.measure(g);
+  } catch (std::exception const& e) {  // a candidate that cannot run is slow, not the end of the search
+    r.failures.push_back(e.what());
+    return std::numeric_limits<double>::infinity();
+  }
+}
+
+template <class G, class RuleSet, class CostP, class RuntimeT>
+bool Optimizer<G, RuleSet, CostP, RuntimeT>::confirm_faster(Entry& incumbent, Graph<Set> const& challenger, double& latency,
+                                                            OptimizeResult<Set>& r) {
+  if (!(latency < incumbent.latency)) return false;
+  if constexpr (ComparingRuntime<RuntimeT, Set>) {
+    Comparison c;
+    try {
+      c = runtime_.compare(incumbent.graph, challenger);
+    } catch (std::exception const& e) {
+      r.failures.push_back(e.what());
+      return false;
+    }
+    ++r.comparisons;
+    incumbent.latency = c.incumbent_ms;
+    latency = c.challenger_ms;
+    return c.faster;
+  } else {
+    return true;
+  }
+}
+
 /// The top-k candidates not measured before, measured; the faster than the best join the queue.
 template <class G, class RuleSet, class CostP, class RuntimeT>
 auto Optimizer<G, RuleSet, CostP, RuntimeT>::measure_top_k(Entry const& cur, std::vector<Candidate<Set>> const& cands, Measured& m,
-                                                           std::size_t& measured) -> RoundMeasure {
+                                                           OptimizeResult<Set>& r) -> RoundMeasure {
   RoundMeasure round;
   for (auto const& c : cands) {
     if (round.taken == options_.top_k) break;
     auto [seen, fresh] = m.latency.emplace(structural_hash(c.graph), 0.0);
     if (fresh) {
       ++round.taken;
-      double lat = seen->second = runtime_.measure(c.graph);
-      ++measured;
+      double lat = seen->second = measure_or_fail(c.graph, r);
       round.fastest = std::min(round.fastest, lat);
-      if (m.offer(Entry{c.graph, lat, cur.trail.then(c.trail)})) round.improved = true;
+      if (confirm_faster(m.best, c.graph, lat, r) && m.offer(Entry{c.graph, lat, cur.trail.then(c.trail)})) round.improved = true;
     }
     if (&c == &cands.front()) round.first_latency = seen->second;
   }
@@ -287,19 +328,31 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::measure_top_k(Entry const& cur, std
 /// rules slower alone are returned, to be left out.
 template <class G, class RuleSet, class CostP, class RuntimeT>
 auto Optimizer<G, RuleSet, CostP, RuntimeT>::attribute_rules(Entry const& cur, std::vector<Candidate<Set>> const& cands, RoundMeasure& round,
-                                                             Measured& m, std::size_t& measured, RuleStatsRecorder& stats)
+                                                             Measured& m, OptimizeResult<Set>& r, RuleStatsRecorder& stats)
     -> std::vector<RuleProbe<Set>> {
   std::vector<RuleProbe<Set>> slower;
   if (!options_.attribute_rules || cands.empty()) return slower;
   bool disagree = !(round.first_latency < cur.latency);
-  auto probes = probe_rules(engine_, cur.graph, cands[0].trail, [this](Graph<Set> const& h) { return runtime_.measure(h); },
+  auto probes = probe_rules(engine_, cur.graph, cands[0].trail, [&](Graph<Set> const& h) { return measure_or_fail(h, r); },
                             RuleProbeOptions{.left_out = left_out_, .rewrite = search_rewrites, .stats = &stats});
   for (auto& p : probes) {
-    ++measured;
     round.fastest = std::min(round.fastest, p.latency);
+    // Slower alone: by more than 0.1% on a simulator; on a measuring runtime, the graph without
+    // the rule must win a noise-aware re-measurement against the graph with it.
     bool slows = disagree && p.latency > cur.latency * (1 + 1e-3);
-    if (p.latency < m.best.latency && m.latency.emplace(structural_hash(p.graph), p.latency).second)
-      round.improved |= m.offer(Entry{p.graph, p.latency, cur.trail.then(p.trail)});  // a copy-on-write copy
+    if constexpr (ComparingRuntime<RuntimeT, Set>) {
+      if (slows && std::isfinite(p.latency)) {
+        try {
+          slows = runtime_.compare(p.graph, cur.graph).faster;
+          ++r.comparisons;
+        } catch (std::exception const& e) {
+          r.failures.push_back(e.what());
+        }
+      }
+    }
+    double lat = p.latency;
+    if (p.latency < m.best.latency && m.latency.emplace(structural_hash(p.graph), p.latency).second && confirm_faster(m.best, p.graph, lat, r))
+      round.improved |= m.offer(Entry{p.graph, lat, cur.trail.then(p.trail)});  // a copy-on-write copy
     if (slows) slower.push_back(std::move(p));
   }
   return slower;
