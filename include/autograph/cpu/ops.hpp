@@ -1,0 +1,54 @@
+#pragma once
+// The CPU kernels of the built-in operators, compiled once into the autograph_cpu library
+// (src/cpu/): oneDNN primitives wherever oneDNN has the operator — convolution (with bias and
+// the fused activation as post-ops), deconvolution, matmul, pooling, eltwise, binary,
+// softmax, layer and batch normalisation, concat, reduction, and reorders for the data
+// movement ops — and our own loops where oneDNN has nothing that computes what the reference
+// kernels compute (Pow, Erf, Reciprocal, binaries that broadcast their first operand, Resize,
+// average pooling over a ceil-mode window past the padding). Every kernel matches the
+// reference kernel of its op (runtime/cpu/) to float32 rounding.
+#include "autograph/cpu/kernel.hpp"
+#include "autograph/ops/builtin.hpp"
+
+namespace autograph::cpu {
+
+namespace builtin {
+void prepare(Conv2D const& op, Preparation& p);
+void prepare(ConvTranspose2D const& op, Preparation& p);
+void prepare(MatMul const& op, Preparation& p);
+void prepare(Pool2D const& op, Preparation& p);
+void prepare_binary(BinaryKind kind, Preparation& p);
+void prepare_unary(UnaryKind kind, float alpha, float beta, Preparation& p);
+void prepare(Scale const& op, Preparation& p);
+void prepare(Identity const& op, Preparation& p);
+void prepare(BatchNorm const& op, Preparation& p);
+void prepare(LayerNorm const& op, Preparation& p);
+void prepare(Softmax const& op, Preparation& p);
+void prepare(Concat const& op, Preparation& p);
+void prepare(Split const& op, Preparation& p);
+void prepare(Reshape const& op, Preparation& p);
+void prepare(Transpose const& op, Preparation& p);
+void prepare(Slice const& op, Preparation& p);
+void prepare(Pad const& op, Preparation& p);
+void prepare(Enlarge const& op, Preparation& p);
+void prepare(Reduce const& op, Preparation& p);
+void prepare(Resize const& op, Preparation& p);
+
+template <BinaryKind K>
+void prepare(Binary<K> const&, Preparation& p) {
+  prepare_binary(K, p);
+}
+template <UnaryKind K>
+void prepare(Unary<K> const& op, Preparation& p) {
+  prepare_unary(K, op.alpha, op.beta, p);
+}
+}  // namespace builtin
+
+/// Every built-in operator that runs (sources have no kernel: inputs and weights are bound).
+template <class Op>
+  requires(BuiltinOps::contains<Op> && !is_source_op<Op>)
+struct Kernel<Op> {
+  static void prepare(Op const& op, Preparation& p) { builtin::prepare(op, p); }
+};
+
+}  // namespace autograph::cpu

@@ -1,0 +1,152 @@
+// The CPU runtime's kernels of the built-in operators (autograph/cpu/ops.hpp) against the
+// reference kernels: each case prepares a node by hand, binds it to buffers of its own,
+// runs it, and compares with reference::evaluate (normwise, 1e-4).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "autograph/cpu/ops.hpp"
+#include "autograph/runtime/compare_outputs.hpp"
+#include "autograph/runtime/cpu/kernels.hpp"
+
+namespace autograph::cpu {
+namespace {
+
+/// A prepared, bound node over buffers it owns, as the runtime would lay them out.
+struct Prepared {
+  Preparation prep;
+  std::vector<std::vector<float>> in, out;
+  std::vector<std::vector<float>> workspace;
+  std::vector<Runner> runners;
+
+  void run() {
+    for (Runner const& r : runners) r();
+  }
+  std::vector<Tensor> outputs() const {
+    std::vector<Tensor> t;
+    for (std::size_t o = 0; o < out.size(); ++o) t.emplace_back(prep.outputs()[o].shape, out[o]);
+    return t;
+  }
+};
+
+std::vector<TensorDesc> descs_of(std::vector<Tensor> const& in) {
+  std::vector<TensorDesc> d;
+  for (Tensor const& t : in) d.push_back({t.shape()});
+  return d;
+}
+
+/// prepare -> bind: outputs start as NaN so that an element no step writes shows.
+template <class Op>
+std::unique_ptr<Prepared> prepare(Op const& op, std::vector<Tensor> const& in, std::vector<char> constant = {}, int threads = 1) {
+  auto d = descs_of(in);
+  auto r = std::unique_ptr<Prepared>(new Prepared{Preparation("test " + std::string(Op::name), d, op.infer(d), constant, threads), {}, {}, {}, {}});
+  Kernel<Op>::prepare(op, r->prep);
+  for (Tensor const& t : in) r->in.emplace_back(t.data().begin(), t.data().end());
+  for (TensorDesc const& o : r->prep.outputs()) r->out.emplace_back(static_cast<std::size_t>(o.numel()), std::numeric_limits<float>::quiet_NaN());
+  for (std::size_t bytes : r->prep.workspaces()) r->workspace.emplace_back((bytes + sizeof(float) - 1) / sizeof(float));
+  std::vector<float const*> ip;
+  std::vector<float*> op_;
+  std::vector<void*> wp;
+  for (auto const& b : r->in) ip.push_back(b.empty() ? nullptr : b.data());
+  for (auto& b : r->out) op_.push_back(b.empty() ? nullptr : b.data());
+  for (auto& b : r->workspace) wp.push_back(b.data());
+  Io io{ip, op_, wp};
+  for (auto const& step : r->prep.steps()) r->runners.push_back(step.bind(io));
+  return r;
+}
+
+/// The kernel's outputs equal the reference's (normwise 1e-4, the floor from the magnitudes
+/// the node read and wrote) with 1 and 2 threads, and a second run gives the same bits.
+template <class Op>
+void expect_matches(Op const& op, std::vector<Tensor> const& in, std::vector<char> constant = {}) {
+  auto d = descs_of(in);
+  auto out = op.infer(d);
+  std::vector<Tensor> expected = reference::evaluate(op, std::span<Tensor const>(in), std::span<TensorDesc const>(out));
+  double magnitude = 0;
+  for (Tensor const& t : in) magnitude = std::max(magnitude, max_finite_magnitude(t));
+  for (Tensor const& t : expected) magnitude = std::max(magnitude, max_finite_magnitude(t));
+  for (int threads : {1, 2}) {
+    auto node = prepare(op, in, constant, threads);
+    node->run();
+    auto first = node->outputs();
+    ASSERT_EQ(first.size(), expected.size());
+    for (std::size_t o = 0; o < expected.size(); ++o) {
+      auto c = compare_output(expected[o], first[o], 1e-4, noise_floor(magnitude), o);
+      EXPECT_TRUE(c.passed) << Op::name << " " << threads << " threads: " << c.why;
+    }
+    node->run();
+    auto second = node->outputs();
+    for (std::size_t o = 0; o < expected.size(); ++o)
+      EXPECT_TRUE(std::equal(first[o].data().begin(), first[o].data().end(), second[o].data().begin(), second[o].data().end(),
+                             [](float a, float b) { return a == b || (std::isnan(a) && std::isnan(b)); }))
+          << Op::name << ": a second run changed output " << o;
+  }
+}
+
+Tensor rnd(Shape s, std::uint64_t seed, float lo = -1.f, float hi = 1.f) { return Tensor::random(s, seed, lo, hi); }
+
+// ---- Conv2D ---------------------------------------------------------------------------------
+
+Conv2D conv(std::array<std::int64_t, 2> stride, std::array<std::int64_t, 4> pad, std::int64_t groups = 1,
+            std::array<std::int64_t, 2> dilation = {1, 1}, Activation act = Activation::none) {
+  return Conv2D{.stride = stride, .pad = pad, .dilation = dilation, .groups = groups, .act = act};
+}
+
+TEST(CpuConv2D, PlainWithBiasConstantAndComputedWeights) {
+  std::vector<Tensor> in{rnd({2, 8, 9, 9}, 1), rnd({16, 8, 3, 3}, 2), rnd({16}, 3)};
+  expect_matches(conv({1, 1}, {1, 1, 1, 1}), in, {0, 1, 1});
+  expect_matches(conv({1, 1}, {1, 1, 1, 1}), in, {0, 0, 0});
+}
+TEST(CpuConv2D, StridedAsymmetricPaddingNoBias) {
+  expect_matches(conv({2, 2}, {0, 1, 2, 0}), {rnd({1, 3, 11, 10}, 4), rnd({5, 3, 3, 2}, 5)}, {0, 1});
+}
+TEST(CpuConv2D, PointwiseAndLargeKernel) {
+  expect_matches(conv({1, 1}, {0, 0, 0, 0}), {rnd({1, 32, 7, 7}, 6), rnd({24, 32, 1, 1}, 7)}, {0, 1});
+  expect_matches(conv({1, 1}, {3, 0, 3, 0}), {rnd({1, 4, 9, 8}, 6), rnd({4, 4, 7, 1}, 7)}, {0, 1});
+}
+TEST(CpuConv2D, Grouped) {
+  expect_matches(conv({1, 1}, {1, 1, 1, 1}, 4), {rnd({1, 16, 8, 8}, 8), rnd({8, 4, 3, 3}, 9), rnd({8}, 10)}, {0, 1, 1});
+  expect_matches(conv({1, 1}, {1, 1, 1, 1}, 4), {rnd({1, 16, 8, 8}, 8), rnd({8, 4, 3, 3}, 9), rnd({8}, 10)});
+}
+TEST(CpuConv2D, Depthwise) {
+  expect_matches(conv({1, 1}, {1, 1, 1, 1}, 32), {rnd({2, 32, 10, 10}, 11), rnd({32, 1, 3, 3}, 12)}, {0, 1});
+  expect_matches(conv({2, 2}, {2, 2, 2, 2}, 16), {rnd({1, 16, 13, 13}, 11), rnd({16, 1, 5, 5}, 12), rnd({16}, 13)}, {0, 1, 1});
+}
+TEST(CpuConv2D, Dilated) {
+  expect_matches(conv({1, 1}, {2, 2, 2, 2}, 1, {2, 2}), {rnd({1, 6, 12, 12}, 14), rnd({6, 6, 3, 3}, 15)}, {0, 1});
+  expect_matches(conv({1, 1}, {4, 2, 4, 2}, 8, {4, 2}), {rnd({1, 8, 12, 12}, 14), rnd({8, 1, 3, 3}, 15)}, {0, 1});
+}
+TEST(CpuConv2D, FusedActivations) {
+  for (Activation act : {Activation::relu, Activation::sigmoid, Activation::tanh}) {
+    expect_matches(conv({1, 1}, {1, 1, 1, 1}, 1, {1, 1}, act), {rnd({1, 8, 6, 6}, 16), rnd({8, 8, 3, 3}, 17), rnd({8}, 18)}, {0, 1, 1});
+    expect_matches(conv({2, 2}, {1, 1, 1, 1}, 8, {1, 1}, act), {rnd({1, 8, 6, 6}, 16), rnd({8, 1, 3, 3}, 17), rnd({8}, 18)}, {0, 1, 1});
+  }
+}
+
+// ---- ConvTranspose2D ------------------------------------------------------------------------
+
+TEST(CpuConvTranspose2D, StridedPaddedGroupedWithOutputPadding) {
+  expect_matches(ConvTranspose2D{.stride = {2, 2}}, {rnd({1, 4, 5, 5}, 19), rnd({4, 6, 3, 3}, 20), rnd({6}, 21)}, {0, 1, 1});
+  expect_matches(ConvTranspose2D{.stride = {2, 2}, .pad = {1, 1, 1, 1}, .output_padding = {1, 1}}, {rnd({2, 4, 5, 4}, 22), rnd({4, 3, 3, 3}, 23)});
+  expect_matches(ConvTranspose2D{.stride = {1, 2}, .pad = {0, 1, 1, 0}, .dilation = {2, 1}, .groups = 2},
+                 {rnd({1, 4, 6, 5}, 24), rnd({4, 3, 3, 2}, 25), rnd({6}, 26)}, {0, 1, 1});
+}
+
+// ---- MatMul ---------------------------------------------------------------------------------
+
+TEST(CpuMatMul, PlainBatchedAndBroadcast) {
+  expect_matches(MatMul{}, {rnd({7, 12}, 27), rnd({12, 5}, 28)}, {0, 1});
+  expect_matches(MatMul{}, {rnd({7, 12}, 27), rnd({12, 5}, 28)});
+  expect_matches(MatMul{}, {rnd({3, 4, 7, 12}, 29), rnd({12, 5}, 30)}, {0, 1});     // a linear layer over a batch
+  expect_matches(MatMul{}, {rnd({2, 3, 7, 12}, 31), rnd({2, 3, 12, 5}, 32)});       // batched
+  expect_matches(MatMul{}, {rnd({2, 1, 7, 12}, 33), rnd({3, 12, 5}, 34)});          // both broadcast
+  expect_matches(MatMul{}, {rnd({7, 12}, 35), rnd({4, 12, 5}, 36)});                // a broadcast
+}
+TEST(CpuMatMul, FusedActivations) {
+  for (Activation act : {Activation::relu, Activation::sigmoid, Activation::tanh})
+    expect_matches(MatMul{.act = act}, {rnd({2, 6, 9}, 37), rnd({9, 4}, 38)}, {0, 1});
+}
+
+}  // namespace
+}  // namespace autograph::cpu
