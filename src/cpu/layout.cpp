@@ -62,17 +62,6 @@ void run_strided_copy(Preparation& p, std::string const& what, Shape const& shap
   });
 }
 
-/// Fills output o with `value`.
-void run_fill(Preparation& p, std::size_t o, float value) {
-  std::int64_t n = p.outputs()[o].numel();
-  int threads = p.threads();
-  p.run("fill", [o, n, value, threads](Io const& io) -> Runner {
-    return [n, value, threads, y = io.out[o]] {
-      parallel_for(threads, n, [&](std::int64_t b, std::int64_t e) { std::fill(y + b, y + e, value); });
-    };
-  });
-}
-
 /// Output 0 filled with `value`, input 0 copied in at offset before[d] along each dimension d.
 void run_place(Preparation& p, std::string const& what, std::span<std::int64_t const> before, float value) {
   Shape const& xs = p.inputs()[0].shape;
@@ -80,7 +69,7 @@ void run_place(Preparation& p, std::string const& what, std::span<std::int64_t c
   Strides yst = strides_of(ys);
   std::int64_t origin = 0;
   for (std::size_t d = 0; d < ys.rank(); ++d) origin += before[d] * yst[d];
-  if (xs.numel() != ys.numel()) run_fill(p, 0, value);  // nothing to fill when no padding was added
+  if (xs.numel() != ys.numel()) run_fill(p, "fill", 0, value);  // nothing to fill when no padding was added
   run_strided_copy(p, what, xs, {From::input, 0, strides_of(xs)}, {From::output, 0, yst, origin});
 }
 

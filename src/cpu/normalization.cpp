@@ -126,14 +126,8 @@ void prepare(Reduce const& op, Preparation& p) {
   if (nothing_to_compute(p)) return;
   Shape const& xs = p.inputs()[0].shape;
   auto reduced = op.reduced(xs);
-  if (xs.numel() == 0) {  // an empty reduced axis: the sum is 0, the mean 0/0 (NaN, as the reference)
-    float value = op.kind == ReduceKind::sum ? 0.f : std::numeric_limits<float>::quiet_NaN();
-    std::int64_t n = p.outputs()[0].numel();
-    p.run("fill (reduction over an empty axis)", [value, n](Io const& io) -> Runner {
-      return [value, n, y = io.out[0]] { std::fill(y, y + n, value); };
-    });
-    return;
-  }
+  if (xs.numel() == 0)  // an empty reduced axis: the sum is 0, the mean 0/0 (NaN, as the reference)
+    return run_fill(p, "fill (reduction over an empty axis)", 0, op.kind == ReduceKind::sum ? 0.f : std::numeric_limits<float>::quiet_NaN());
   // Dimensions of size 1 dropped and neighbours alike (both reduced or both kept) merged: the
   // same reduction over the fewest dimensions.
   Dims src, dst;

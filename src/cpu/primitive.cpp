@@ -3,6 +3,7 @@
 
 #include <oneapi/dnnl/dnnl_debug.h>
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -136,6 +137,16 @@ void run_copy(Preparation& p, std::string const& what, std::size_t in, std::size
     if (x == y || n == 0) return [] {};  // the runtime let the output share the input's buffer
     return [x, y, n, threads] {
       parallel_for(threads, n, [&](std::int64_t b, std::int64_t e) { std::memcpy(y + b, x + b, static_cast<std::size_t>(e - b) * sizeof(float)); });
+    };
+  });
+}
+
+void run_fill(Preparation& p, std::string const& what, std::size_t o, float value) {
+  std::int64_t n = p.outputs()[o].numel();
+  int threads = p.threads();
+  p.run(what, [o, n, value, threads](Io const& io) -> Runner {
+    return [n, value, threads, y = io.out[o]] {
+      parallel_for(threads, n, [&](std::int64_t b, std::int64_t e) { std::fill(y + b, y + e, value); });
     };
   });
 }

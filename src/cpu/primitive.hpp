@@ -99,6 +99,9 @@ void require_nonempty_inputs(Preparation const& p, std::string const& kind);
 /// runtime gave both the same buffer.
 void run_copy(Preparation& p, std::string const& what, std::size_t in, std::size_t out);
 
+/// Registers a step filling output o with `value`.
+void run_fill(Preparation& p, std::string const& what, std::size_t o, float value);
+
 /// Runs f(begin, end) over [0, n) split into contiguous parts on `threads` OpenMP threads.
 template <class F>
 void parallel_for(int threads, std::int64_t n, F const& f) {

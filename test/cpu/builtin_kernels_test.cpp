@@ -3,6 +3,7 @@
 // runs it, and compares with reference::evaluate (normwise, 1e-4).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -129,6 +130,8 @@ TEST(CpuConv2D, FusedActivations) {
 TEST(CpuConvTranspose2D, StridedPaddedGroupedWithOutputPadding) {
   expect_matches(ConvTranspose2D{.stride = {2, 2}}, {rnd({1, 4, 5, 5}, 19), rnd({4, 6, 3, 3}, 20), rnd({6}, 21)}, {0, 1, 1});
   expect_matches(ConvTranspose2D{.stride = {2, 2}, .pad = {1, 1, 1, 1}, .output_padding = {1, 1}}, {rnd({2, 4, 5, 4}, 22), rnd({4, 3, 3, 3}, 23)});
+  // Output padding beyond the end padding: oneDNN sees negative end padding.
+  expect_matches(ConvTranspose2D{.stride = {3, 2}, .output_padding = {2, 1}}, {rnd({1, 3, 4, 5}, 22), rnd({3, 2, 2, 3}, 23), rnd({2}, 24)});
   expect_matches(ConvTranspose2D{.stride = {1, 2}, .pad = {0, 1, 1, 0}, .dilation = {2, 1}, .groups = 2},
                  {rnd({1, 4, 6, 5}, 24), rnd({4, 3, 3, 2}, 25), rnd({6}, 26)}, {0, 1, 1});
 }
@@ -317,6 +320,60 @@ TEST(CpuResize, ModesAndCoordinates) {
   cubic.cubic_coeff_a = -0.5f;
   expect_matches(cubic, {x});
   expect_matches(resize({1, 2, 5, 6}, ResizeMode::linear, ResizeCoordinate::half_pixel), {x});  // nothing changes: a copy
+}
+
+// ---- which kernels run, and what is rejected --------------------------------------------------
+
+std::vector<std::string> steps_of(auto const& op, std::vector<Tensor> const& in, std::vector<char> constant = {}) {
+  auto node = prepare(op, in, constant);
+  std::vector<std::string> names;
+  for (auto const& s : node->prep.steps()) names.push_back(s.what);
+  return names;
+}
+
+bool has_step(std::vector<std::string> const& steps, std::string const& what) {
+  return std::ranges::any_of(steps, [&](std::string const& s) { return s.find(what) != std::string::npos; });
+}
+
+TEST(CpuKernels, OneDnnWhereItHasTheOpOwnLoopsElsewhere) {
+  auto dense = steps_of(conv({1, 1}, {1, 1, 1, 1}), {rnd({1, 16, 8, 8}, 1), rnd({16, 16, 3, 3}, 2), rnd({16}, 3)}, {0, 1, 1});
+  EXPECT_EQ(dense.size(), 1u);  // bias and activation in the same primitive; a constant weight reordered at bind time
+  EXPECT_TRUE(has_step(dense, "oneDNN convolution"));
+  auto depthwise = steps_of(conv({1, 1}, {1, 1, 1, 1}, 16), {rnd({1, 16, 8, 8}, 1), rnd({16, 1, 3, 3}, 2)}, {0, 1});
+  EXPECT_TRUE(has_step(depthwise, "oneDNN convolution"));
+  auto computed = steps_of(MatMul{}, {rnd({8, 16}, 1), rnd({16, 8}, 2)}, {0, 0});
+  EXPECT_TRUE(has_step(computed, "oneDNN matmul"));
+  EXPECT_TRUE(has_step(steps_of(Add{}, {rnd({2, 8}, 1), rnd({8}, 2)}), "oneDNN binary"));
+  EXPECT_TRUE(has_step(steps_of(Add{}, {rnd({8}, 1), rnd({2, 8}, 2)}), "oneDNN binary"));  // swapped: Add commutes
+  EXPECT_TRUE(has_step(steps_of(Sub{}, {rnd({8}, 1), rnd({2, 8}, 2)}), "own loop"));
+  EXPECT_TRUE(has_step(steps_of(Pow{}, {rnd({2, 8}, 1), rnd({2, 8}, 2)}), "own loop"));
+  EXPECT_TRUE(has_step(steps_of(Erf{}, {rnd({2, 8}, 1)}), "own loop"));
+  EXPECT_TRUE(has_step(steps_of(HardSwish{}, {rnd({2, 8}, 1)}), "oneDNN eltwise"));
+  EXPECT_TRUE(has_step(steps_of(Transpose{.perm = {1, 0}}, {rnd({3, 4}, 1)}), "oneDNN reorder"));
+  EXPECT_TRUE(has_step(steps_of(Softmax{}, {rnd({3, 4}, 1)}), "oneDNN softmax"));
+  EXPECT_TRUE(has_step(steps_of(LayerNorm{}, {rnd({3, 4}, 1), rnd({4}, 2), rnd({4}, 3)}), "oneDNN layer normalization"));
+  EXPECT_TRUE(has_step(steps_of(Reduce{.axes = {1}}, {rnd({3, 4}, 1)}), "oneDNN reduction"));
+  EXPECT_TRUE(has_step(steps_of(Concat{.axis = 0}, {rnd({3, 4}, 1), rnd({3, 4}, 1)}), "oneDNN concat"));
+}
+
+TEST(CpuKernels, EmptyInputs) {
+  expect_matches(MatMul{.act = Activation::sigmoid}, {rnd({3, 0}, 1), rnd({0, 4}, 2)});  // act(0) everywhere
+  expect_matches(Add{}, {rnd({0, 4}, 1), rnd({4}, 2)});                                   // nothing to compute
+}
+
+TEST(CpuKernels, RejectsWhatItCannotRunInPrepare) {
+  // oneDNN makes no convolution over zero input channels; the error names the node and the shape.
+  Conv2D op{};
+  std::vector<TensorDesc> in{{Shape{1, 0, 4, 4}}, {Shape{2, 0, 3, 3}}};
+  Preparation p("Conv2D 'empty'", in, op.infer(in), {}, 1);
+  try {
+    Kernel<Conv2D>::prepare(op, p);
+    FAIL() << "prepare accepted a convolution over zero channels";
+  } catch (ExecutionError const& e) {
+    EXPECT_NE(std::string(e.what()).find("Conv2D 'empty': unsupported on the CPU runtime"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(Shape{1, 0, 4, 4}.to_string()), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(p.steps().empty());
 }
 
 }  // namespace
