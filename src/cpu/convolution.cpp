@@ -63,7 +63,7 @@ void run_windowed(Preparation& p, std::string const& kind, memory::desc const& w
   if (bias) args.push_back({DNNL_ARG_BIAS, b, From::input, 2});
   Arg out = output_as(p, DNNL_ARG_DST, 0, pd.dst_desc(), y);
   args.push_back(out);
-  run_primitive(p, kind, pd, Primitive(pd), std::move(args));
+  run_primitive<Primitive>(p, kind, pd, std::move(args));
   finish_output(p, out, 0, y);
 }
 
@@ -121,7 +121,7 @@ void prepare(MatMul const& op, Preparation& p) {
   // A constant b (a linear layer's weight) may take the layout oneDNN computes fastest with.
   memory::desc b_want = p.constant_input(1) ? any(b.dims()) : b;
   auto pd = or_reject(p, what, [&] { return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b_want, y), with_activation(op.act), engine()); });
-  run_primitive(p, "matmul", pd, dnnl::matmul(pd),
+  run_primitive<dnnl::matmul>(p, "matmul", pd,
                 {{DNNL_ARG_SRC, a, From::input, 0}, input_as(p, DNNL_ARG_WEIGHTS, 1, b, pd.weights_desc()), {DNNL_ARG_DST, y, From::output, 0}});
 }
 

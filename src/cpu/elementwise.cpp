@@ -95,7 +95,7 @@ void run_eltwise(Preparation& p, std::string const& name, algorithm alg, float a
     return dnnl::eltwise_forward::primitive_desc({dnnl::prop_kind::forward_inference, alg, d, alpha, beta}, user_scratchpad(), engine());
   });
   Arg src = in_place ? Arg{DNNL_ARG_SRC, d, From::output, 0} : Arg{DNNL_ARG_SRC, d, From::input, 0};
-  run_primitive(p, "eltwise " + name, pd, dnnl::eltwise_forward(pd), {src, {DNNL_ARG_DST, d, From::output, 0}});
+  run_primitive<dnnl::eltwise_forward>(p, "eltwise " + name, pd, {src, {DNNL_ARG_DST, d, From::output, 0}});
 }
 
 }  // namespace
@@ -117,7 +117,7 @@ void prepare_binary(BinaryKind kind, Preparation& p) {
   std::string name = "binary " + std::string(binary_name(kind));
   auto pd = or_reject(p, name + " " + ys.to_string() + " with " + bs.to_string(),
                       [&] { return dnnl::binary::primitive_desc({*alg, y, b, y}, user_scratchpad(), engine()); });
-  run_primitive(p, name, pd, dnnl::binary(pd),
+  run_primitive<dnnl::binary>(p, name, pd,
                 {{DNNL_ARG_SRC_0, y, From::input, first}, {DNNL_ARG_SRC_1, b, From::input, second}, {DNNL_ARG_DST, y, From::output, 0}});
 }
 
@@ -137,7 +137,7 @@ void prepare_unary(UnaryKind kind, float alpha, float beta, Preparation& p) {
     case UnaryKind::leaky_relu: return run_eltwise(p, name, algorithm::eltwise_relu, alpha, 0.f);  // x > 0 ? x : alpha x
     case UnaryKind::clip: return run_eltwise(p, name, algorithm::eltwise_clip, alpha, beta);
     // clip(alpha x + beta, 0, 1): oneDNN 2.6 has no hardsigmoid; a linear, then a clip in place.
-    // (Its eltwise with an eltwise post-op wrote nothing here.)
+    // (oneDNN 2.6.3's eltwise with a clip post-op left NaN in the output here.)
     case UnaryKind::hard_sigmoid:
       run_eltwise(p, name, algorithm::eltwise_linear, alpha, beta);
       return run_eltwise(p, name, algorithm::eltwise_clip, 0.f, 1.f, true);

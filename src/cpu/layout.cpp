@@ -50,7 +50,7 @@ void run_strided_copy(Preparation& p, std::string const& what, Shape const& shap
   } catch (dnnl::error const&) {  // our loop below does every stride
   }
   if (pd) {
-    run_primitive(p, "reorder (" + what + ")", *pd, dnnl::reorder(*pd),
+    run_primitive<dnnl::reorder>(p, "reorder (" + what + ")", *pd,
                   {{DNNL_ARG_FROM, pd->src_desc(), from.from, from.index, from.offset * std::int64_t{sizeof(float)}},
                    {DNNL_ARG_TO, pd->dst_desc(), to.from, to.index, to.offset * std::int64_t{sizeof(float)}}});
     return;
@@ -121,7 +121,7 @@ void prepare(Concat const& op, Preparation& p) {
   std::vector<Arg> args;
   for (std::size_t k = 0; k < parts.size(); ++k) args.push_back({DNNL_ARG_MULTIPLE_SRC + static_cast<int>(k), srcs[k], From::input, parts[k]});
   args.push_back({DNNL_ARG_DST, y, From::output, 0});
-  run_primitive(p, "concat", pd, dnnl::concat(pd), std::move(args));
+  run_primitive<dnnl::concat>(p, "concat", pd, std::move(args));
 }
 
 void prepare(Split const& op, Preparation& p) {

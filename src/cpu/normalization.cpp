@@ -54,7 +54,7 @@ void prepare(BatchNorm const& op, Preparation& p) {
   auto pd = or_reject(p, "batch normalization of " + xs.to_string(), [&] {
     return dnnl::batch_normalization_forward::primitive_desc({prop_kind::forward_inference, x, op.epsilon, flags}, user_scratchpad(), engine());
   });
-  run_primitive(p, "batch normalization", pd, dnnl::batch_normalization_forward(pd),
+  run_primitive<dnnl::batch_normalization_forward>(p, "batch normalization", pd,
                 {{DNNL_ARG_SRC, x, From::input, 0},
                  {DNNL_ARG_SCALE, c, From::input, 1},
                  {DNNL_ARG_SHIFT, c, From::input, 2},
@@ -73,7 +73,7 @@ void prepare(LayerNorm const& op, Preparation& p) {
   auto pd = or_reject(p, "layer normalization of " + xs.to_string() + " over " + std::to_string(len) + " elements", [&] {
     return dnnl::layer_normalization_forward::primitive_desc({prop_kind::forward_inference, x, op.epsilon, flags}, user_scratchpad(), engine());
   });
-  run_primitive(p, "layer normalization", pd, dnnl::layer_normalization_forward(pd),
+  run_primitive<dnnl::layer_normalization_forward>(p, "layer normalization", pd,
                 {{DNNL_ARG_SRC, x, From::input, 0},
                  {DNNL_ARG_SCALE, g, From::input, 1},
                  {DNNL_ARG_SHIFT, g, From::input, 2},
@@ -88,7 +88,7 @@ void prepare(Softmax const& op, Preparation& p) {
   auto pd = or_reject(p, "softmax of " + xs.to_string() + " along axis " + std::to_string(op.axis), [&] {
     return dnnl::softmax_forward::primitive_desc({prop_kind::forward_inference, x, 1}, user_scratchpad(), engine());
   });
-  run_primitive(p, "softmax", pd, dnnl::softmax_forward(pd), {{DNNL_ARG_SRC, x, From::input, 0}, {DNNL_ARG_DST, x, From::output, 0}});
+  run_primitive<dnnl::softmax_forward>(p, "softmax", pd, {{DNNL_ARG_SRC, x, From::input, 0}, {DNNL_ARG_DST, x, From::output, 0}});
 }
 
 void prepare(Pool2D const& op, Preparation& p) {
@@ -119,7 +119,7 @@ void prepare(Pool2D const& op, Preparation& p) {
     return dnnl::pooling_forward::primitive_desc({prop_kind::forward_inference, alg, x, y, stride, kernel, pad_l, pad_r}, user_scratchpad(),
                                                  engine());
   });
-  run_primitive(p, "pooling", pd, dnnl::pooling_forward(pd), {{DNNL_ARG_SRC, x, From::input, 0}, {DNNL_ARG_DST, y, From::output, 0}});
+  run_primitive<dnnl::pooling_forward>(p, "pooling", pd, {{DNNL_ARG_SRC, x, From::input, 0}, {DNNL_ARG_DST, y, From::output, 0}});
 }
 
 void prepare(Reduce const& op, Preparation& p) {
@@ -149,7 +149,7 @@ void prepare(Reduce const& op, Preparation& p) {
   auto pd = or_reject(p, "reduction of " + xs.to_string(), [&] {
     return dnnl::reduction::primitive_desc({alg, x, y, 0.f, 0.f}, user_scratchpad(), engine());
   });
-  run_primitive(p, "reduction", pd, dnnl::reduction(pd), {{DNNL_ARG_SRC, x, From::input, 0}, {DNNL_ARG_DST, y, From::output, 0}});
+  run_primitive<dnnl::reduction>(p, "reduction", pd, {{DNNL_ARG_SRC, x, From::input, 0}, {DNNL_ARG_DST, y, From::output, 0}});
 }
 
 }  // namespace autograph::cpu::builtin

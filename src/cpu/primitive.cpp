@@ -57,8 +57,8 @@ void* pointer(Io const& io, From from, std::size_t index, std::int64_t offset_by
 
 }  // namespace
 
-void run_primitive(Preparation& p, std::string const& kind, dnnl::primitive_desc_base const& pd, dnnl::primitive const& prim,
-                   std::vector<Arg> args) {
+void register_primitive(Preparation& p, std::string const& kind, dnnl::primitive_desc_base const& pd, dnnl::primitive const& prim,
+                        std::vector<Arg> args) {
   std::size_t scratch = pd.scratchpad_desc().get_size();
   if (scratch > 0) args.push_back({DNNL_ARG_SCRATCHPAD, pd.scratchpad_desc(), From::workspace, p.workspace(scratch)});
   std::string what = "oneDNN " + kind + " (" + pd.impl_info_str() + ")";
@@ -99,7 +99,7 @@ Arg input_as(Preparation& p, int id, std::size_t i, memory::desc const& have, me
   if (p.constant_input(i)) return {id, want, From::input, i, 0, have};
   std::size_t ws = p.workspace(want.get_size());
   auto pd = reorder_pd(p, "reorder of input " + std::to_string(i), have, want);
-  run_primitive(p, "reorder", pd, dnnl::reorder(pd), {{DNNL_ARG_FROM, have, From::input, i}, {DNNL_ARG_TO, want, From::workspace, ws}});
+  run_primitive<dnnl::reorder>(p, "reorder", pd, {{DNNL_ARG_FROM, have, From::input, i}, {DNNL_ARG_TO, want, From::workspace, ws}});
   return {id, want, From::workspace, ws};
 }
 
@@ -111,7 +111,7 @@ Arg output_as(Preparation& p, int id, std::size_t o, memory::desc const& produce
 void finish_output(Preparation& p, Arg const& produced, std::size_t o, memory::desc const& plain_out) {
   if (produced.from == From::output) return;
   auto pd = reorder_pd(p, "reorder of output " + std::to_string(o), produced.desc, plain_out);
-  run_primitive(p, "reorder", pd, dnnl::reorder(pd),
+  run_primitive<dnnl::reorder>(p, "reorder", pd,
                 {{DNNL_ARG_FROM, produced.desc, From::workspace, produced.index}, {DNNL_ARG_TO, plain_out, From::output, o}});
 }
 

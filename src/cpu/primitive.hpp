@@ -75,8 +75,16 @@ struct Arg {
 
 /// Registers `pd`'s primitive as a step ("oneDNN <kind> (<implementation>)"), with its
 /// scratchpad as a workspace. Its binder wraps the pointers in memory objects.
-void run_primitive(Preparation& p, std::string const& kind, dnnl::primitive_desc_base const& pd, dnnl::primitive const& prim,
-                   std::vector<Arg> args);
+void register_primitive(Preparation& p, std::string const& kind, dnnl::primitive_desc_base const& pd, dnnl::primitive const& prim,
+                        std::vector<Arg> args);
+
+/// Creates the primitive of `pd` with the node's thread count (a JIT kernel may be generated
+/// for it) and registers it.
+template <class Primitive>
+void run_primitive(Preparation& p, std::string const& kind, typename Primitive::primitive_desc const& pd, std::vector<Arg> args) {
+  dnnl::primitive prim = or_reject(p, kind + " primitive", [&] { return dnnl::primitive(Primitive(pd)); });
+  register_primitive(p, kind, pd, prim, std::move(args));
+}
 
 /// The argument for input i that `consumer` wants in layout `want` (its pd's choice for a
 /// `format_tag::any` desc): the input itself when the layouts agree; a constant input

@@ -42,6 +42,21 @@ TEST(CpuKernels, OneDnnWhereItHasTheOpOwnLoopsElsewhere) {
   EXPECT_TRUE(has_step(steps_of(Concat{.axis = 0}, {rnd({3, 4}, 1), rnd({3, 4}, 1)}), "oneDNN concat"));
 }
 
+/// A bound node reads its non-constant inputs afresh on every run: new data in the same
+/// buffers gives the reference's outputs for the new data.
+TEST(CpuKernels, EachRunReadsTheInputsAgain) {
+  Conv2D op = conv({1, 1}, {1, 1, 1, 1}, 4, {1, 1}, Activation::relu);  // grouped: a weight reordered on every run
+  std::vector<Tensor> first{rnd({1, 8, 6, 6}, 1), rnd({8, 2, 3, 3}, 2), rnd({8}, 3)}, second{rnd({1, 8, 6, 6}, 4), rnd({8, 2, 3, 3}, 5), rnd({8}, 6)};
+  auto node = prepare(op, first, {0, 0, 0}, 2);
+  node->run();
+  for (std::size_t i = 0; i < second.size(); ++i) std::ranges::copy(second[i].data(), node->in[i].begin());
+  node->run();
+  auto out = op.infer(descs_of(second));
+  auto expected = reference::evaluate(op, std::span<Tensor const>(second), std::span<TensorDesc const>(out));
+  auto c = compare_output(expected[0], node->outputs()[0], 1e-4, noise_floor(max_finite_magnitude(expected[0])));
+  EXPECT_TRUE(c.passed) << c.why;
+}
+
 TEST(CpuKernels, EmptyInputs) {
   expect_matches(MatMul{.act = Activation::sigmoid}, {rnd({3, 0}, 1), rnd({0, 4}, 2)});  // act(0) everywhere
   expect_matches(Add{}, {rnd({0, 4}, 1), rnd({4}, 2)});                                   // nothing to compute
