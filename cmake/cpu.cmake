@@ -3,10 +3,23 @@
 # whose C++ header alone is some 13,000 lines: it is included only in src/cpu/*.cpp, compiled
 # once into this static library, never in a public header. Like autograph::cuda, what depends
 # on the operator set (lowering a Graph<Set>) stays in the headers.
-find_package(dnnl CONFIG REQUIRED)
+# The tests, the tool and the benchmarks need it; a plain library build (the package test's)
+# does not, and builds it when oneDNN is there. Sets AUTOGRAPH_HAVE_CPU_KERNELS.
+set(AUTOGRAPH_HAVE_CPU_KERNELS OFF)
+if(AUTOGRAPH_BUILD_TESTS OR AUTOGRAPH_BUILD_TOOLS OR AUTOGRAPH_BUILD_BENCHMARKS)
+  set(_autograph_cpu_required REQUIRED)
+else()
+  set(_autograph_cpu_required QUIET)
+endif()
+find_package(dnnl CONFIG ${_autograph_cpu_required})
 # oneDNN's Debian build threads with OpenMP (DNNL_CPU_RUNTIME=OMP): a primitive reads
 # omp_get_max_threads() when it is created, and our own loops use the same OpenMP.
-find_package(OpenMP REQUIRED COMPONENTS CXX)
+find_package(OpenMP ${_autograph_cpu_required} COMPONENTS CXX)
+if(NOT TARGET DNNL::dnnl OR NOT TARGET OpenMP::OpenMP_CXX)
+  message(STATUS "autograph: oneDNN or OpenMP not found (Debian: libdnnl-dev); the CPU runtime's kernels are left out")
+  return()
+endif()
+set(AUTOGRAPH_HAVE_CPU_KERNELS ON)
 message(STATUS "autograph: oneDNN ${dnnl_VERSION} (CPU runtime ${DNNL_CPU_RUNTIME}); building autograph::cpu")
 
 file(GLOB _autograph_cpu_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cpu/*.cpp)

@@ -17,6 +17,10 @@ std::vector<std::string> steps_of(auto const& op, std::vector<Tensor> const& in,
   return names;
 }
 
+// Every built-in op that runs has a CPU kernel; sources (bound, not run) have none.
+static_assert(HasCpuKernel<Conv2D> && HasCpuKernel<Pow> && HasCpuKernel<HardSwish> && HasCpuKernel<Resize> && HasCpuKernel<Identity>);
+static_assert(!HasCpuKernel<Input> && !HasCpuKernel<Weight>);
+
 bool has_step(std::vector<std::string> const& steps, std::string const& what) {
   return std::ranges::any_of(steps, [&](std::string const& s) { return s.find(what) != std::string::npos; });
 }
