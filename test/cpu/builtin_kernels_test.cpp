@@ -64,6 +64,7 @@ TEST(CpuKernels, EachRunReadsTheInputsAgain) {
 TEST(CpuKernels, EmptyInputs) {
   expect_matches(MatMul{.act = Activation::sigmoid}, {rnd({3, 0}, 1), rnd({0, 4}, 2)});  // act(0) everywhere
   expect_matches(Add{}, {rnd({0, 4}, 1), rnd({4}, 2)});                                   // nothing to compute
+  expect_matches(Pad{.pads = {1, 1, 1, 1}, .value = 2.f}, {rnd({0, 3}, 3)});              // all padding
 }
 
 TEST(CpuKernels, RejectsWhatItCannotRunInPrepare) {
