@@ -31,8 +31,9 @@ std::optional<algorithm> binary_algorithm(BinaryKind k) {
   return std::nullopt;
 }
 
-/// c = a (op) b over the output shape, operands read with NumPy broadcast strides; the outer
-/// dimension split among the threads.
+/// c = a (op) b over the output shape, operands read with NumPy broadcast strides; the
+/// outermost dimension of more than one element (a batch of 1 leads most shapes) split among
+/// the threads.
 template <BinaryKind K>
 void binary_loop(Shape const& as, Shape const& bs, Shape const& ys, float const* a, float const* b, float* c, int threads) {
   if (as == ys && bs == ys) {
@@ -42,14 +43,15 @@ void binary_loop(Shape const& as, Shape const& bs, Shape const& ys, float const*
     return;
   }
   Strides yst = strides_of(ys), ast = cpu::broadcast_strides(as, ys), bst = cpu::broadcast_strides(bs, ys);
-  std::int64_t rows = ys.rank() == 0 ? 1 : ys[0];
+  std::size_t d = 0;
+  while (d + 1 < ys.rank() && ys[d] == 1) ++d;
+  std::int64_t rows = ys.rank() == 0 ? 1 : ys[d];
   parallel_for(threads, rows, [&](std::int64_t r0, std::int64_t r1) {
     Shape part = ys;
-    if (part.rank() > 0) part[0] = r1 - r0;
-    float const* ap = a + r0 * ast[0];
-    float const* bp = b + r0 * bst[0];
-    float* cp = c + r0 * yst[0];
-    cpu::for_each_index<3>(part, {yst, ast, bst}, [&](auto const& o) { cp[o[0]] = apply(K, ap[o[1]], bp[o[2]]); });
+    if (part.rank() > 0) part[d] = r1 - r0;
+    cpu::for_each_index<3>(part, {yst, ast, bst}, [&, ap = a + r0 * ast[d], bp = b + r0 * bst[d], cp = c + r0 * yst[d]](auto const& o) {
+      cp[o[0]] = apply(K, ap[o[1]], bp[o[2]]);
+    });
   });
 }
 

@@ -15,6 +15,7 @@ void expect_binary_matches(float lo = -1.f, float hi = 1.f) {
   two({2, 3, 4, 5}, {3, 1, 5}, 42);     // b broadcast
   two({5}, {2, 3, 4, 5}, 44);           // a broadcast
   two({2, 1, 4, 1}, {1, 3, 1, 5}, 46);  // both broadcast
+  two({4, 1}, {1, 1, 3, 4, 5}, 56);     // a broadcast, a batch of 1 first
   two({2, 3}, {}, 48);                  // a scalar
   two({}, {}, 50);
 }
