@@ -29,9 +29,9 @@ dnnl::primitive_attr with_activation(Activation act) {
 bool is_reference(dnnl::primitive_desc_base const& pd) { return std::string_view(pd.impl_info_str()).starts_with("ref"); }
 
 /// The weight as oneDNN's dimensions: [K, C, R, S], or [G, K/G, C/G, R, S] when grouped.
-Dims grouped(Dims w, std::int64_t groups, std::size_t out_axis) {
+Dims grouped(Dims w, std::int64_t groups) {
   if (groups == 1) return w;
-  w[out_axis] /= groups;
+  w[0] /= groups;
   w.insert(w.begin(), groups);
   return w;
 }
@@ -58,7 +58,8 @@ void run_windowed(Preparation& p, std::string const& kind, memory::desc const& w
   using Pd = typename Primitive::primitive_desc;
   std::string what = kind + " " + conv_shapes(p);
   Pd pd = or_reject(p, what, [&] { return Pd(make_desc(x, any(w_dims), b, y), attr, engine()); });
-  if (blocked || is_reference(pd)) pd = or_reject(p, what, [&] { return Pd(make_desc(any(x.dims()), any(w_dims), b, any(y.dims())), attr, engine()); });
+  if (blocked || is_reference(pd))
+    pd = or_reject(p, what, [&] { return Pd(make_desc(any(x.dims()), any(w_dims), b, any(y.dims())), attr, engine()); });
   std::vector<Arg> args{input_as(p, DNNL_ARG_SRC, 0, x, pd.src_desc()), input_as(p, DNNL_ARG_WEIGHTS, 1, w_plain, pd.weights_desc())};
   if (bias) args.push_back({DNNL_ARG_BIAS, b, From::input, 2});
   Arg out = output_as(p, DNNL_ARG_DST, 0, pd.dst_desc(), y);
@@ -72,14 +73,15 @@ void run_windowed(Preparation& p, std::string const& kind, memory::desc const& w
 void prepare(Conv2D const& op, Preparation& p) {
   if (nothing_to_compute(p)) return;
   require_nonempty_inputs(p, "Conv2D");
-  Dims w = grouped(dims_of(p.inputs()[1].shape), op.groups, 0);
+  Dims w = grouped(dims_of(p.inputs()[1].shape), op.groups);
   memory::desc w_plain(w, memory::data_type::f32, op.groups == 1 ? tag::oihw : tag::goihw);
   Dims strides{op.stride[0], op.stride[1]}, dilates{op.dilation[0] - 1, op.dilation[1] - 1};  // oneDNN counts the gaps
   Dims pad_l{op.pad[0], op.pad[1]}, pad_r{op.pad[2], op.pad[3]};
-  run_windowed<dnnl::convolution_forward>(p, "convolution", w_plain, with_activation(op.act), op.groups > 1, [&](auto const& x, auto const& wd, auto const& b, auto const& y) {
+  auto desc = [&](auto const& x, auto const& wd, auto const& b, auto const& y) {
     return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x, wd, b, y, strides,
                                            dilates, pad_l, pad_r);
-  });
+  };
+  run_windowed<dnnl::convolution_forward>(p, "convolution", w_plain, with_activation(op.act), op.groups > 1, desc);
 }
 
 void prepare(ConvTranspose2D const& op, Preparation& p) {
@@ -92,10 +94,11 @@ void prepare(ConvTranspose2D const& op, Preparation& p) {
   Dims strides{op.stride[0], op.stride[1]}, dilates{op.dilation[0] - 1, op.dilation[1] - 1};
   // The output padding extends the output at the bottom/right: less cropping there.
   Dims pad_l{op.pad[0], op.pad[1]}, pad_r{op.pad[2] - op.output_padding[0], op.pad[3] - op.output_padding[1]};
-  run_windowed<dnnl::deconvolution_forward>(p, "deconvolution", w_plain, user_scratchpad(), op.groups > 1, [&](auto const& x, auto const& wd, auto const& b, auto const& y) {
+  auto desc = [&](auto const& x, auto const& wd, auto const& b, auto const& y) {
     return dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, x, wd, b, y,
                                              strides, dilates, pad_l, pad_r);
-  });
+  };
+  run_windowed<dnnl::deconvolution_forward>(p, "deconvolution", w_plain, user_scratchpad(), op.groups > 1, desc);
 }
 
 void prepare(MatMul const& op, Preparation& p) {
@@ -104,25 +107,18 @@ void prepare(MatMul const& op, Preparation& p) {
     return run_fill(p, "fill (a matrix product over K = 0)", 0, apply(op.act, 0.f));
   Shape const& ys = p.outputs()[0].shape;
   // oneDNN broadcasts batch dimensions of size 1 between operands of the same rank.
-  auto as_rank = [&](Shape const& s) {
-    Dims d(ys.rank() - s.rank(), 1);
-    Dims own = dims_of(s);
-    d.insert(d.end(), own.begin(), own.end());
-    return d;
+  auto at_output_rank = [&](Shape const& s) {
+    std::vector<std::int64_t> d(ys.rank() - s.rank(), 1);
+    d.insert(d.end(), s.begin(), s.end());
+    return plain(Shape(d));
   };
-  auto contiguous = [](Dims const& d) {
-    Dims st(d.size());
-    std::int64_t acc = 1;
-    for (std::size_t i = d.size(); i-- > 0;) st[i] = acc, acc *= d[i];
-    return strided(d, st);
-  };
-  memory::desc a = contiguous(as_rank(p.inputs()[0].shape)), b = contiguous(as_rank(p.inputs()[1].shape)), y = plain(ys);
+  memory::desc a = at_output_rank(p.inputs()[0].shape), b = at_output_rank(p.inputs()[1].shape), y = plain(ys);
   std::string what = "matmul a=" + p.inputs()[0].shape.to_string() + " b=" + p.inputs()[1].shape.to_string();
   // A constant b (a linear layer's weight) may take the layout oneDNN computes fastest with.
   memory::desc b_want = p.constant_input(1) ? any(b.dims()) : b;
-  auto pd = or_reject(p, what, [&] { return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b_want, y), with_activation(op.act), engine()); });
-  run_primitive<dnnl::matmul>(p, "matmul", pd,
-                {{DNNL_ARG_SRC, a, From::input, 0}, input_as(p, DNNL_ARG_WEIGHTS, 1, b, pd.weights_desc()), {DNNL_ARG_DST, y, From::output, 0}});
+  auto pd = or_reject(p, what, [&] { return dnnl::matmul::primitive_desc({a, b_want, y}, with_activation(op.act), engine()); });
+  Arg weights = input_as(p, DNNL_ARG_WEIGHTS, 1, b, pd.weights_desc());  // may register a reorder step: before the matmul's
+  run_primitive<dnnl::matmul>(p, "matmul", pd, {{DNNL_ARG_SRC, a, From::input, 0}, weights, {DNNL_ARG_DST, y, From::output, 0}});
 }
 
 }  // namespace autograph::cpu::builtin
