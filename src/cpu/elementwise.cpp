@@ -93,7 +93,7 @@ void run_map(Preparation& p, std::string what, F f) {
 /// y = alg(x) through oneDNN's eltwise; `in_place` computes y = alg(y).
 void run_eltwise(Preparation& p, std::string const& name, algorithm alg, float alpha, float beta, bool in_place = false) {
   memory::desc d = flat(p);
-  auto pd = or_reject(p, "eltwise " + name, [&] {
+  auto pd = or_reject(p, "eltwise " + name + " of " + p.outputs()[0].shape.to_string(), [&] {
     return dnnl::eltwise_forward::primitive_desc({dnnl::prop_kind::forward_inference, alg, d, alpha, beta}, user_scratchpad(), engine());
   });
   Arg src = in_place ? Arg{DNNL_ARG_SRC, d, From::output, 0} : Arg{DNNL_ARG_SRC, d, From::input, 0};

@@ -98,7 +98,7 @@ Arg input_as(Preparation& p, int id, std::size_t i, memory::desc const& have, me
   if (have == want) return {id, have, From::input, i};
   if (p.constant_input(i)) return {id, want, From::input, i, 0, have};
   std::size_t ws = p.workspace(want.get_size());
-  auto pd = reorder_pd(p, "reorder of input " + std::to_string(i), have, want);
+  auto pd = reorder_pd(p, "reorder of input " + std::to_string(i) + " " + p.inputs()[i].shape.to_string(), have, want);
   run_primitive<dnnl::reorder>(p, "reorder", pd, {{DNNL_ARG_FROM, have, From::input, i}, {DNNL_ARG_TO, want, From::workspace, ws}});
   return {id, want, From::workspace, ws};
 }
@@ -110,7 +110,7 @@ Arg output_as(Preparation& p, int id, std::size_t o, memory::desc const& produce
 
 void finish_output(Preparation& p, Arg const& produced, std::size_t o, memory::desc const& plain_out) {
   if (produced.from == From::output) return;
-  auto pd = reorder_pd(p, "reorder of output " + std::to_string(o), produced.desc, plain_out);
+  auto pd = reorder_pd(p, "reorder of output " + std::to_string(o) + " " + p.outputs()[o].shape.to_string(), produced.desc, plain_out);
   run_primitive<dnnl::reorder>(p, "reorder", pd,
                 {{DNNL_ARG_FROM, produced.desc, From::workspace, produced.index}, {DNNL_ARG_TO, plain_out, From::output, o}});
 }
