@@ -43,7 +43,7 @@ TEST(CpuKernels, OneDnnWhereItHasTheOpOwnLoopsElsewhere) {
   EXPECT_TRUE(has_step(steps_of(Softmax{}, {rnd({3, 4}, 1)}), "oneDNN softmax"));
   EXPECT_TRUE(has_step(steps_of(LayerNorm{}, {rnd({3, 4}, 1), rnd({4}, 2), rnd({4}, 3)}), "oneDNN layer normalization"));
   EXPECT_TRUE(has_step(steps_of(Reduce{.axes = {1}}, {rnd({3, 4}, 1)}), "oneDNN reduction"));
-  EXPECT_TRUE(has_step(steps_of(Concat{.axis = 0}, {rnd({3, 4}, 1), rnd({3, 4}, 1)}), "oneDNN concat"));
+  EXPECT_TRUE(has_step(steps_of(Concat{.axis = 0}, {rnd({3, 4}, 1), rnd({3, 4}, 1)}), "oneDNN reorder (concat)"));
 }
 
 /// A bound node reads its non-constant inputs afresh on every run: new data in the same
