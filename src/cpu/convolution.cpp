@@ -2,6 +2,15 @@
 // primitives, the bias and the fused activation (an eltwise post-op) in the same primitive.
 // Weights are left to the primitive's preferred layout (format_tag::any): a constant weight
 // is reordered once when bound, a computed one on every run into a workspace.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
 #include "primitive.hpp"
 
 namespace autograph::cpu::builtin {
@@ -41,34 +50,119 @@ std::string conv_shapes(Preparation const& p) {
   return s + " -> " + p.outputs()[0].shape.to_string();
 }
 
-/// The steps of a convolution-like primitive (Conv, Deconv) with plain x and y: on x and y as
-/// they are, or, for grouped convolutions (`blocked`) and where oneDNN has only its reference
-/// kernel for plain layouts, on x and y reordered into the layouts it picks. Measured with
-/// oneDNN 2.6.3 on one AVX-512 core: a 3x3 depthwise convolution of 144x56x56 takes 2.07 ms
-/// as x64:gemm:jit on plain layouts and 0.64 ms with the reorders (brdgmm_dw); a dense one
-/// is as fast or faster on plain layouts, where the reorders cost more than the blocked
-/// kernel saves (64->64 3x3 at 56x56: 2.9 vs 4.0 ms; 256->64 1x1: 0.9 vs 1.7 ms).
+/// Seconds one run of a convolution-like primitive takes on scratch data (the best of a few),
+/// with the reorders its layouts need on every run: x in, y out, and the weight when it is
+/// computed (a constant one is reordered once, when bound).
+template <class Primitive>
+double seconds_per_run(Preparation const& p, typename Primitive::primitive_desc const& pd, memory::desc const& x, memory::desc const& w,
+                       memory::desc const& b, memory::desc const& y) {
+  ThreadScope threads(p.threads());
+  dnnl::stream s(engine());
+  std::vector<memory> owned;
+  auto scratch = [&](memory::desc const& d) {
+    memory m(d, engine());
+    float* f = static_cast<float*>(m.get_data_handle());  // small normal values: uninitialised memory may hold denormals
+    std::fill(f, f + d.get_size() / sizeof(float), 0.01f);
+    owned.push_back(m);
+    return m;
+  };
+  std::vector<std::function<void()>> steps;
+  auto operand = [&](memory::desc const& have, memory::desc const& want, bool per_run) {
+    memory m = scratch(want);
+    if (have == want) return m;
+    memory from = scratch(have);
+    dnnl::reorder r(from, m);
+    if (per_run) steps.push_back([r, from, m, &s]() mutable { r.execute(s, from, m); });
+    return m;
+  };
+  std::unordered_map<int, memory> args{{DNNL_ARG_SRC, operand(x, pd.src_desc(), true)},
+                                       {DNNL_ARG_WEIGHTS, operand(w, pd.weights_desc(), !p.constant_input(1))}};
+  if (!b.is_zero()) args.emplace(DNNL_ARG_BIAS, scratch(b));
+  memory dst = scratch(pd.dst_desc());
+  args.emplace(DNNL_ARG_DST, dst);
+  if (pd.scratchpad_desc().get_size() > 0) args.emplace(DNNL_ARG_SCRATCHPAD, scratch(pd.scratchpad_desc()));
+  steps.push_back([prim = Primitive(pd), &args, &s] { prim.execute(s, args); });
+  if (pd.dst_desc() != y) {
+    memory out = scratch(y);
+    steps.push_back([r = dnnl::reorder(dst, out), dst, out, &s]() mutable { r.execute(s, dst, out); });
+  }
+  double best = INFINITY;
+  for (int run = 0; run < 4; ++run) {  // the first warms the caches up
+    auto start = std::chrono::steady_clock::now();
+    for (auto const& step : steps) step();
+    s.wait();
+    double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (run > 0) best = std::min(best, t);
+  }
+  return best;
+}
+
+std::atomic<ConvLayout> conv_layout{ConvLayout::measured};
+
+/// Whether the blocked candidate ran faster, measured once per signature and thread count in
+/// the process (as the CUDA runtime picks its convolution algorithms).
+bool blocked_is_faster(std::string const& signature, auto const& measure) {
+  static std::mutex mutex;
+  static std::unordered_map<std::string, bool> decided;
+  std::lock_guard lock(mutex);
+  auto [at, inserted] = decided.try_emplace(signature, false);
+  if (inserted) at->second = measure();
+  return at->second;
+}
+
+/// The steps of a convolution-like primitive (Conv, Deconv) with plain x and y, in one of two
+/// layouts: x and y as they are (oneDNN then mostly runs im2col + GEMM, x64:gemm:jit), or
+/// reordered into the blocked layouts oneDNN picks for its direct kernels. Neither wins
+/// everywhere; on one AVX-512 core with oneDNN 2.6.3 (reorders included):
+///   3x3 64->64 at 56x56:    plain 4.05 ms, blocked 2.07 ms
+///   1x1 256->64 at 56x56:   plain 0.89 ms, blocked 1.16 ms (the reorders cost more than they save)
+///   1x1 512->2048 at 7x7:   plain 1.31 ms, blocked 0.94 ms
+///   3x3 depthwise 144, 56x56: plain 2.07 ms, blocked 0.57 ms
+/// so both are timed on scratch data, once per signature, unless set_conv_layout() forces one.
+/// `signature` names everything but the shapes (attributes, bias).
 template <class Primitive, class MakeDesc>
-void run_windowed(Preparation& p, std::string const& kind, memory::desc const& w_plain, dnnl::primitive_attr const& attr, bool blocked,
-                  MakeDesc const& make_desc) {
+void run_windowed(Preparation& p, std::string const& kind, std::string const& signature, memory::desc const& w_plain,
+                  dnnl::primitive_attr const& attr, MakeDesc const& make_desc) {
   memory::desc x = plain(p.inputs()[0].shape), y = plain(p.outputs()[0].shape);
   Dims w_dims = w_plain.dims();
   bool bias = p.inputs().size() == 3;
   memory::desc b = bias ? plain(p.inputs()[2].shape) : memory::desc();
   using Pd = typename Primitive::primitive_desc;
   std::string what = kind + " " + conv_shapes(p);
-  Pd pd = or_reject(p, what, [&] { return Pd(make_desc(x, any(w_dims), b, y), attr, engine()); });
-  if (blocked || is_reference(pd))
-    pd = or_reject(p, what, [&] { return Pd(make_desc(any(x.dims()), any(w_dims), b, any(y.dims())), attr, engine()); });
-  std::vector<Arg> args{input_as(p, DNNL_ARG_SRC, 0, x, pd.src_desc()), input_as(p, DNNL_ARG_WEIGHTS, 1, w_plain, pd.weights_desc())};
+  auto candidate = [&](bool blocked) -> std::optional<Pd> {
+    try {
+      ThreadScope threads(p.threads());
+      Pd pd = blocked ? Pd(make_desc(any(x.dims()), any(w_dims), b, any(y.dims())), attr, engine()) : Pd(make_desc(x, any(w_dims), b, y), attr, engine());
+      if (is_reference(pd)) return std::nullopt;  // a scalar loop, orders of magnitude slower than the JIT kernels
+      return pd;
+    } catch (dnnl::error const&) {
+      return std::nullopt;
+    }
+  };
+  ConvLayout forced = conv_layout.load();
+  std::optional<Pd> flat = forced == ConvLayout::blocked ? std::nullopt : candidate(false);
+  std::optional<Pd> blocked = forced == ConvLayout::plain ? std::nullopt : candidate(true);
+  std::optional<Pd> pd;
+  if (flat && blocked)
+    pd = blocked_is_faster(what + " " + signature + " c" + std::to_string(p.constant_input(1)) + " t" + std::to_string(p.threads()),
+                           [&] { return seconds_per_run<Primitive>(p, *blocked, x, w_plain, b, y) < seconds_per_run<Primitive>(p, *flat, x, w_plain, b, y); })
+             ? blocked
+             : flat;
+  else
+    pd = flat ? flat : blocked;
+  // Neither has a JIT kernel: the reference one, as oneDNN offers it (or its reason for none).
+  if (!pd) pd = or_reject(p, what, [&] { return Pd(make_desc(x, any(w_dims), b, y), attr, engine()); });
+  std::vector<Arg> args{input_as(p, DNNL_ARG_SRC, 0, x, pd->src_desc()), input_as(p, DNNL_ARG_WEIGHTS, 1, w_plain, pd->weights_desc())};
   if (bias) args.push_back({DNNL_ARG_BIAS, b, From::input, 2});
-  Arg out = output_as(p, DNNL_ARG_DST, 0, pd.dst_desc(), y);
+  Arg out = output_as(p, DNNL_ARG_DST, 0, pd->dst_desc(), y);
   args.push_back(out);
-  run_primitive<Primitive>(p, kind, pd, std::move(args));
+  run_primitive<Primitive>(p, kind, *pd, std::move(args));
   finish_output(p, out, 0, y);
 }
 
 }  // namespace
+
+void set_conv_layout(ConvLayout layout) { conv_layout.store(layout); }
 
 void prepare(Conv2D const& op, Preparation& p) {
   if (nothing_to_compute(p)) return;
@@ -81,7 +175,8 @@ void prepare(Conv2D const& op, Preparation& p) {
     return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x, wd, b, y, strides,
                                            dilates, pad_l, pad_r);
   };
-  run_windowed<dnnl::convolution_forward>(p, "convolution", w_plain, with_activation(op.act), op.groups > 1, desc);
+  run_windowed<dnnl::convolution_forward>(p, "convolution", op.attributes() + (p.inputs().size() == 3 ? " bias" : ""), w_plain,
+                                          with_activation(op.act), desc);
 }
 
 void prepare(ConvTranspose2D const& op, Preparation& p) {
@@ -98,7 +193,8 @@ void prepare(ConvTranspose2D const& op, Preparation& p) {
     return dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, x, wd, b, y,
                                              strides, dilates, pad_l, pad_r);
   };
-  run_windowed<dnnl::deconvolution_forward>(p, "deconvolution", w_plain, user_scratchpad(), op.groups > 1, desc);
+  run_windowed<dnnl::deconvolution_forward>(p, "deconvolution", op.attributes() + (p.inputs().size() == 3 ? " bias" : ""), w_plain,
+                                            user_scratchpad(), desc);
 }
 
 void prepare(MatMul const& op, Preparation& p) {

@@ -13,6 +13,14 @@
 namespace autograph::cpu {
 
 namespace builtin {
+/// Which layouts Conv2D and ConvTranspose2D compute in: by default the faster of the tensors'
+/// own (plain) layouts and oneDNN's blocked ones with reorders around, timed once per
+/// signature and thread count in the process; tests and profiles may force one (process-wide,
+/// for the nodes prepared afterwards). A forced layout oneDNN has no JIT kernel for falls
+/// back to the other.
+enum class ConvLayout : std::uint8_t { measured, plain, blocked };
+void set_conv_layout(ConvLayout layout);
+
 void prepare(Conv2D const& op, Preparation& p);
 void prepare(ConvTranspose2D const& op, Preparation& p);
 void prepare(MatMul const& op, Preparation& p);
