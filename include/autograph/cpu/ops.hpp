@@ -2,11 +2,13 @@
 // The CPU kernels of the built-in operators, compiled once into the autograph_cpu library
 // (src/cpu/): oneDNN primitives wherever oneDNN has the operator — convolution (with bias and
 // the fused activation as post-ops), deconvolution, matmul, pooling, eltwise, binary,
-// softmax, layer and batch normalisation, concat, reduction, and reorders for the data
-// movement ops — and our own loops where oneDNN has nothing that computes what the reference
-// kernels compute (Pow, Erf, Reciprocal, binaries that broadcast their first operand, Resize,
-// average pooling over a ceil-mode window past the padding). Every kernel matches the
-// reference kernel of its op (runtime/cpu/) to float32 rounding.
+// softmax, layer and batch normalisation, reduction, and reorders for the data movement ops
+// (Concat, Split, Transpose, Slice, Pad, Enlarge) — and our own loops where oneDNN has nothing
+// that computes what the reference kernels compute (Pow, Erf, Reciprocal, binaries that
+// broadcast both operands or the first of Sub/Div, Resize, ceil-mode average pooling that
+// counts the padding past the end). Identity and Reshape copy, unless the runtime gave the
+// output the input's buffer. Every kernel matches its op's reference kernel (runtime/cpu/) to
+// float32 rounding.
 #include "autograph/cpu/kernel.hpp"
 #include "autograph/ops/builtin.hpp"
 
