@@ -1,13 +1,17 @@
-// `autograph schedule`: schedule a model's kernels onto streams and simulate the run.
+// `autograph schedule`: schedule a model's kernels onto streams and simulate or measure the run.
 //
 //   autograph schedule --model inception_v3 --schedule nimble
 //   autograph schedule --model nasnet_a_large --schedule ios --device h200 --trace ios.json --dot ios.dot
+//   autograph schedule --model randwire --schedule greedy --runtime cpu
 //
-// Prints the streams, waits, the graph's width, how long the policy took, and the simulated
-// latency (an estimate from the roofline cost model; the report says so). --dot draws the
+// Prints the streams, waits, the graph's width, how long the policy took, and the latency:
+// simulated (an estimate from the roofline cost model; the report says so) or, with
+// --runtime cpu, measured on this machine's cores (the policies that measure, greedy and IOS,
+// then measure there too). --dot draws the
 // graph with one colour per stream; --trace writes the simulated timeline as a Chrome trace
 // (open it in ui.perfetto.dev).
 #include <autograph/cost/device.hpp>
+#include <autograph/cpu/runtime.hpp>
 #include <autograph/io/chrome_trace.hpp>
 #include <autograph/io/dot.hpp>
 #include <autograph/models/zoo.hpp>
@@ -34,6 +38,7 @@ struct ScheduleOptions {
   std::string model;
   std::string policy = "nimble";
   std::string device = "h100";
+  std::string runtime = "sim";
   std::size_t streams = 4;  // greedy
   std::int64_t batch = 0;   // 0: the model's default
   cli::OutputFile dot{"--dot"}, trace{"--trace"};
@@ -47,12 +52,13 @@ std::string stream_color(std::size_t s) {
   return palette[s % std::size(palette)];
 }
 
-template <Device D>
-int run(ScheduleOptions const& o) {
+/// Runs the policy with `rt` as its measurer, then simulates (SimulatedRuntime) or measures
+/// (CpuRuntime) the schedule it made.
+template <class R>
+int run(ScheduleOptions const& o, R& rt) {
   models::ModelOptions mo;
   if (o.batch > 0) mo.batch = o.batch;
   Graph<> g = models::build(o.model, mo);
-  SimulatedRuntime<D> rt;
   ScheduledGraph<BuiltinOps> sg;
   std::string extra;
   if (o.policy == "sequential") {
@@ -75,13 +81,22 @@ int run(ScheduleOptions const& o) {
   }
   KernelDag dag(sg.graph);
   auto stats = check_schedule(dag, sg.schedule);
-  auto timeline = rt.simulate(sg.graph, sg.schedule);
+  Timeline timeline;
+  std::string spread;
+  if constexpr (requires { rt.simulate(sg.graph, sg.schedule); }) {
+    timeline = rt.simulate(sg.graph, sg.schedule);
+  } else {
+    auto samples = rt.prepare(sg.graph).samples(sg.schedule);
+    std::ranges::sort(samples);
+    timeline.total_us = cpu::median(samples) * 1e3;
+    spread = " (" + std::to_string(samples.size()) + " runs, " + cli::fixed(samples.front(), 4) + " to " + cli::fixed(samples.back(), 4) + " ms)";
+  }
   std::cout << o.model << " scheduled by " << sg.policy << "\n"
             << "  kernels        " << stats.kernels << " (width " << dag.width() << ")\n"
             << "  streams        " << stats.streams << "\n"
             << "  waits          " << stats.waits << "\n"
             << extra << "  search         " << cli::fixed(sg.search_seconds * 1e3, 3) << " ms\n"
-            << "  latency        " << cli::fixed(timeline.total_us / 1e3, 4) << " ms, " << rt.kind() << "\n";
+            << "  latency        " << cli::fixed(timeline.total_us / 1e3, 4) << " ms" << spread << ", " << rt.kind() << "\n";
   if (o.dot.wanted()) {
     std::vector<std::string> color(sg.graph.id_bound());
     for (std::size_t s = 0; s < sg.schedule.streams.size(); ++s)
@@ -93,27 +108,39 @@ int run(ScheduleOptions const& o) {
     });
     std::cout << "  dot            " << o.dot.path << "\n";
   }
-  if (o.trace.wanted()) {
+  if (o.trace.wanted() && !timeline.kernels.empty()) {
     o.trace.write([&](std::ostream& f) { write_chrome_trace(f, sg.graph, timeline); });
     std::cout << "  trace          " << o.trace.path << " (open in ui.perfetto.dev)\n";
   }
   return 0;
 }
 
-autograph::cli::Register schedule_cmd{{"schedule", "Schedule a model's kernels onto streams and simulate the run", [](CLI::App& app) {
+autograph::cli::Register schedule_cmd{{"schedule", "Schedule a model's kernels onto streams and simulate or measure the run", [](CLI::App& app) {
   auto o = std::make_shared<ScheduleOptions>();
   app.add_option("--model", o->model, "A model of the zoo (see `autograph models`)")->required();
   app.add_option("--schedule", o->policy, "sequential, greedy, nimble or ios")
       ->check(CLI::IsMember({"sequential", "greedy", "nimble", "ios"}));
-  app.add_option("--device", o->device, cli::device_names)->capture_default_str();
+  auto* device = app.add_option("--device", o->device, cli::device_names)->capture_default_str();
+  app.add_option("--runtime", o->runtime, "sim (simulated GPU) or cpu (measured on this machine)")
+      ->check(CLI::IsMember({"sim", "cpu"}))
+      ->capture_default_str();
   app.add_option("--streams", o->streams, "Streams for the greedy schedule")->check(autograph::cli::positive_integer);
   app.add_option("--batch", o->batch, "Batch size (default: the benchmark's)")->check(autograph::cli::positive_integer);
   cli::add_output_option(app, "--dot", o->dot, "Write the graph as DOT, one colour per stream");
   cli::add_output_option(app, "--trace", o->trace, "Write the simulated timeline as a Chrome trace (JSON)");
-  return [o] {
+  return [o, device] {
+    if (o->runtime == "cpu" && device->count() > 0) throw Error("--device names a simulated GPU; --runtime cpu measures this machine");
+    if (o->runtime == "cpu" && o->trace.wanted()) throw Error("--trace writes the simulated timeline; it needs --runtime sim");
     o->dot.check();
     o->trace.check();
-    return cli::with_device(o->device, [&]<Device D>() { return run<D>(*o); });
+    if (o->runtime == "cpu") {
+      cpu::CpuRuntime rt;
+      return run(*o, rt);
+    }
+    return cli::with_device(o->device, [&]<Device D>() {
+      SimulatedRuntime<D> rt;
+      return run(*o, rt);
+    });
   };
 }}};
 

@@ -23,82 +23,12 @@
 #include "autograph/graph/topological_order.hpp"
 #include "autograph/graph/weights.hpp"
 #include "autograph/runtime/cpu/kernels.hpp"
+#include "autograph/runtime/plan/host_constants.hpp"
 #include "autograph/runtime/reference_kernel.hpp"
 #include "autograph/schedule/kernel_dag.hpp"
 
 namespace autograph::cuda {
 
-namespace detail {
-
-/// Host values of the constant nodes of a graph, computed on demand with the reference
-/// kernels, and keys that identify their contents.
-template <class Set>
-class HostConstants {
- public:
-  HostConstants(Graph<Set> const& g, std::optional<std::uint64_t> seed) : g_(g), seed_(seed) {}
-
-  /// Identifies the contents of node id's outputs: the weight's storage (or its id and the
-  /// seed for a shape-only weight), else the op and its inputs' keys.
-  std::uint64_t key(NodeId id) {
-    if (auto it = keys_.find(id); it != keys_.end()) return it->second;
-    auto const& n = g_[id];
-    std::uint64_t k = n.op.hash();
-    if (auto const* w = n.template get_if<Weight>(); w && !w->data) k = hash_combine(k, hash_value(seed_.value_or(0)));
-    for (Value v : n.inputs) k = hash_combine(hash_combine(k, key(v.node)), v.port);
-    keys_.emplace(id, k);
-    return k;
-  }
-  /// The host storage of every weight with data that node id is computed from.
-  void leaves(NodeId id, std::vector<std::shared_ptr<void const>>& out) {
-    std::set<NodeId> seen;
-    std::vector<NodeId> stack{id};
-    while (!stack.empty()) {
-      NodeId n = stack.back();
-      stack.pop_back();
-      if (!seen.insert(n).second) continue;
-      if (auto const* w = g_[n].template get_if<Weight>(); w && w->data) out.push_back(w->data);
-      for (Value v : g_[n].inputs) stack.push_back(v.node);
-    }
-  }
-  Tensor value(Value v) { return outputs(v.node).at(v.port); }
-
- private:
-  std::vector<Tensor> const& outputs(NodeId id) {
-    if (auto it = values_.find(id); it != values_.end()) return it->second;
-    auto const& n = g_[id];
-    std::vector<Tensor> in;
-    for (Value v : n.inputs) in.push_back(outputs(v.node).at(v.port));
-    std::vector<Tensor> out = visit_op<Set>(n.op, [&](auto const& op) -> std::vector<Tensor> {
-      using Op = std::remove_cvref_t<decltype(op)>;
-      if constexpr (std::is_same_v<Op, Weight>) {
-        if (op.data) return {Tensor(op.desc.shape, op.data)};
-        if (!seed_)
-          throw ExecutionError(g_.label(id) + " " + op.desc.shape.to_string() +
-                               " has no data: load the model's weights or call fill_random_weights(graph, seed)");
-        return {random_weight_data(op, *seed_)};
-      } else if constexpr (is_source_op<Op>) {
-        throw ExecutionError(g_.label(id) + ": the CUDA runtime cannot evaluate this source operator");
-      } else if constexpr (ReferenceExecutable<Op>) {
-        try {
-          return reference::evaluate(op, in, std::span<TensorDesc const>(n.outputs));
-        } catch (Error const& e) {
-          throw ExecutionError(g_.label(id) + " (folding constants on the host): " + e.what());
-        }
-      } else {
-        throw ExecutionError(g_.label(id) + " is computed from weights only and is folded on the host, which needs a reference kernel "
-                             "(specialise autograph::reference::Kernel)");
-      }
-    });
-    return values_.emplace(id, std::move(out)).first->second;
-  }
-
-  Graph<Set> const& g_;
-  std::optional<std::uint64_t> seed_;
-  std::map<NodeId, std::uint64_t> keys_;
-  std::map<NodeId, std::vector<Tensor>> values_;
-};
-
-}  // namespace detail
 
 /// Lowers `g` for `device`. Constants are uploaded (through `cache` when given).
 /// With no device, lowers for planning only: views, in-place concatenation, workspaces and
@@ -122,7 +52,7 @@ std::shared_ptr<LoweredGraph const> lower(Graph<Set> const& g, Device* device, L
   for (Value v : g.outputs())
     if (constant[v.node]) needed.insert(v);
 
-  detail::HostConstants<Set> host(g, options.random_weights);
+  HostConstants<Set> host(g, options.random_weights, "the CUDA runtime");
   detail::LoweringBuilder b(device, options, cache, g.id_bound());
   for (NodeId id : order) {
     auto const& n = g[id];

@@ -19,6 +19,7 @@
 #include "autograph/cuda/kernel.hpp"
 #include "autograph/cuda/memory.hpp"
 #include "autograph/graph/value.hpp"
+#include "autograph/runtime/plan/memory_plan.hpp"
 
 namespace autograph::cuda {
 
@@ -34,22 +35,7 @@ struct LowerOptions {
 struct LoweredGraph {
   static constexpr std::uint32_t npos = std::numeric_limits<std::uint32_t>::max();
 
-  struct ValueInfo {
-    enum class Kind : std::uint8_t {
-      input,     // a static input buffer (slot: index into inputs)
-      constant,  // an uploaded constant (slot: index into constants)
-      buffer,    // written by its producer's launches; an arena buffer unless placed into another value
-      view,      // elements [offset, offset + numel) of `parent`
-      empty,     // no elements: no memory
-    };
-    Kind kind = Kind::empty;
-    TensorDesc desc;
-    NodeId producer = no_node;
-    std::uint32_t parent = npos;  // views, and buffers placed into a Concat's output
-    std::int64_t offset = 0;      // elements into the parent
-    std::uint32_t slot = npos;
-    std::size_t alignment = 256;  // bytes the pointer is guaranteed to be aligned to
-  };
+  using ValueInfo = PlannedValue;  // shared with the CPU runtime (runtime/plan/memory_plan.hpp)
   struct Launch {
     std::string what;
     LaunchFn fn;
@@ -92,12 +78,7 @@ struct LoweredGraph {
 
   /// The value v ultimately lives in, and v's element offset inside it.
   std::pair<std::uint32_t, std::int64_t> root(std::uint32_t v) const {
-    std::int64_t offset = 0;
-    while (values[v].parent != npos) {
-      offset += values[v].offset;
-      v = values[v].parent;
-    }
-    return {v, offset};
+    return root_of(values, v);
   }
   Node const* node(NodeId id) const { return id < node_index.size() && node_index[id] != npos ? &nodes[node_index[id]] : nullptr; }
   std::uint32_t value(Value v) const { return node_values.at(v.node).at(v.port); }

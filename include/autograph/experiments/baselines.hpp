@@ -72,16 +72,16 @@ struct BaselineOptions {
 /// Runs the configurations on `g` (whose weights should carry data when verifying: call
 /// fill_random_weights first) with the simulated device D. `Rules` is the compile-time rule
 /// set; `runtime_rules` adds rules loaded at run time (TASO's collection).
-template <Device D, class Rules, class Set>
-std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOptions const& opt = {},
-                                          std::vector<rules::TasoRule<Set>> const& runtime_rules = {}) {
-  using SeqRuntime = SimulatedRuntime<D, schedule::Sequential>;
-  using NimbleRuntime = SimulatedRuntime<D, schedule::Nimble>;
+/// Every configuration of `opt` on `g`, measured (or simulated) by `seq` (one stream: the
+/// sequential baseline and the searches that assume it, TASO and MetaFlow) and `nimble`
+/// (multi-stream: Nimble, TASO+Nimble and AutoGraph). run_baselines<D> runs it on a simulated
+/// device; the CPU runtime runs it on this machine (cpu/baselines.hpp).
+template <class Rules, class Set, class SeqRuntime, class NimbleRuntime>
+std::vector<BaselineResult<Set>> run_baselines_on(SeqRuntime& seq, NimbleRuntime& nimble, Graph<Set> const& g, BaselineOptions const& opt = {},
+                                                  std::vector<rules::TasoRule<Set>> const& runtime_rules = {}) {
   using Engine = rules::RuleEngine<Set, Rules>;
   std::vector<BaselineResult<Set>> out;
   std::map<std::string, Graph<Set>> graphs;
-  SeqRuntime seq;
-  NimbleRuntime nimble;
 
   auto wants = [&](std::string const& c) { return std::ranges::find(opt.configurations, c) != opt.configurations.end(); };
   BaselineOptions const defaults;  // which run every configuration
@@ -182,6 +182,14 @@ std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOpti
     out.back().rule_stats = r.rule_stats;
   }
   return out;
+}
+
+template <Device D, class Rules, class Set>
+std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOptions const& opt = {},
+                                          std::vector<rules::TasoRule<Set>> const& runtime_rules = {}) {
+  SimulatedRuntime<D, schedule::Sequential> seq;
+  SimulatedRuntime<D, schedule::Nimble> nimble;
+  return run_baselines_on<Rules>(seq, nimble, g, opt, runtime_rules);
 }
 
 #if defined(AUTOGRAPH_PRECOMPILED)

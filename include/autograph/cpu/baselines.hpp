@@ -1,0 +1,16 @@
+#pragma once
+// The baseline configurations (experiments/baselines.hpp: sequential, Nimble, TASO,
+// TASO+Nimble, MetaFlow, AutoGraph) measured on this machine's cores: every latency a search
+// compares, and every latency reported, is a median of runs on the CPU runtime. Compiled once
+// in the autograph_cpu library (src/cpu/baselines.cpp).
+#include <vector>
+
+#include "autograph/cpu/runtime.hpp"
+#include "autograph/experiments/baselines.hpp"
+
+namespace autograph::cpu {
+
+std::vector<BaselineResult<BuiltinOps>> run_baselines(Graph<BuiltinOps> const& g, BaselineOptions const& opt, CpuRuntimeOptions const& runtime,
+                                                      std::vector<rules::TasoRule<BuiltinOps>> const& runtime_rules = {});
+
+}  // namespace autograph::cpu

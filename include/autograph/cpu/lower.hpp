@@ -1,0 +1,181 @@
+#pragma once
+// lower(graph): the only part of the CPU runtime that is generic over the operator set.
+// Visits every node once:
+//   Input               -> a static input buffer (inputs are copied there before a run)
+//   Weight, and nodes computed from weights alone (constant folding)
+//                       -> evaluated once on the host with the reference kernels
+//   a node that runs no kernel (Reshape, a contiguous Split; kernel_mask)
+//                       -> views of its input
+//   every other node    -> its cpu::Kernel<Op>::prepare, or its reference kernel when the op
+//                          has no CPU kernel (copying in and out, allocating on every run)
+// The result is set-independent (CpuGraph); planning, binding and running take it from there.
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "autograph/cost/inference_kernels.hpp"
+#include "autograph/cost/op_cost_model.hpp"
+#include "autograph/cpu/kernel.hpp"
+#include "autograph/cpu/lowered_graph.hpp"
+#include "autograph/graph/graph.hpp"
+#include "autograph/graph/stats.hpp"
+#include "autograph/graph/topological_order.hpp"
+#include "autograph/graph/weight_only.hpp"
+#include "autograph/runtime/plan/host_constants.hpp"
+#include "autograph/runtime/reference_kernel.hpp"
+#include "autograph/schedule/kernel_dag.hpp"
+
+namespace autograph::cpu {
+
+struct LowerOptions {
+  /// Seed for weights that have only a shape (search candidates being timed); unset: such a
+  /// weight is an error, as in the reference executor.
+  std::optional<std::uint64_t> random_weights = std::nullopt;
+};
+
+namespace detail {
+
+/// How an op without a CPU kernel runs: its reference kernel on copies of its inputs.
+template <class Op>
+void prepare_reference(Op const& op, Preparation& p) {
+  std::vector<TensorDesc> in(p.inputs().begin(), p.inputs().end()), out(p.outputs().begin(), p.outputs().end());
+  p.run("reference kernel (copies, allocates)", [op, in, out, label = p.label()](Io const& io) -> Runner {
+    return [op, in, out, label, x = std::vector<float const*>(io.in.begin(), io.in.end()),
+            y = std::vector<float*>(io.out.begin(), io.out.end())] {
+      std::vector<Tensor> args;
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        auto n = static_cast<std::size_t>(in[i].numel());
+        args.emplace_back(in[i].shape, x[i] ? std::vector<float>(x[i], x[i] + n) : std::vector<float>(n));
+      }
+      std::vector<Tensor> results = reference::evaluate(op, args, out);
+      if (results.size() != out.size()) throw ExecutionError(label + ": the reference kernel returned " + std::to_string(results.size()) +
+                                                             " tensors for " + std::to_string(out.size()) + " outputs");
+      for (std::size_t j = 0; j < out.size(); ++j) {
+        auto data = results[j].data();
+        if (data.size() != static_cast<std::size_t>(out[j].numel()))
+          throw ExecutionError(label + ": the reference kernel's output " + std::to_string(j) + " has " + std::to_string(data.size()) +
+                               " elements, its shape " + out[j].shape.to_string() + " has " + std::to_string(out[j].numel()));
+        if (y[j]) std::copy(data.begin(), data.end(), y[j]);
+      }
+    };
+  });
+}
+
+}  // namespace detail
+
+/// Lowers `g` for the CPU runtime.
+/// @throws ExecutionError for a weight without data when options.random_weights is unset, or
+/// a node that runs no kernel and is not a view of its input.
+template <class Set>
+std::shared_ptr<CpuGraph const> lower(Graph<Set> const& g, LowerOptions const& options = {}) {
+  using Kind = PlannedValue::Kind;
+  auto order = topological_order(g);
+  auto constant = weight_only_nodes(g);
+  auto kernel = kernel_mask(g);
+
+  // The constant outputs a run reads: those of a non-constant reader or a graph output.
+  std::set<Value> needed;
+  for (NodeId id : order)
+    if (!constant[id])
+      for (Value v : g[id].inputs)
+        if (constant[v.node]) needed.insert(v);
+  for (Value v : g.outputs())
+    if (constant[v.node]) needed.insert(v);
+
+  auto cg = std::make_shared<CpuGraph>();
+  cg->id_bound = g.id_bound();
+  cg->node_values.resize(g.id_bound());
+  cg->node_index.assign(g.id_bound(), CpuGraph::npos);
+  auto add_value = [&](NodeId id, TensorDesc const& desc, Kind kind) {
+    PlannedValue v;
+    v.kind = desc.numel() == 0 ? Kind::empty : kind;
+    v.desc = desc;
+    v.producer = id;
+    cg->values.push_back(v);
+    auto vid = static_cast<std::uint32_t>(cg->values.size() - 1);
+    cg->node_values[id].push_back(vid);
+    return vid;
+  };
+
+  HostConstants<Set> host(g, options.random_weights, "the CPU runtime");
+  for (NodeId id : order) {
+    auto const& n = g[id];
+    if (auto const* in = n.template get_if<Input>()) {
+      auto v = add_value(id, in->desc, Kind::input);
+      cg->values[v].slot = static_cast<std::uint32_t>(cg->inputs.size());
+      cg->inputs.push_back({id, in->label, in->desc, v});
+      continue;
+    }
+    if (constant[id]) {
+      for (std::uint32_t port = 0; port < n.outputs.size(); ++port) {
+        bool used = needed.contains(Value{id, port});
+        auto v = add_value(id, n.outputs[port], used ? Kind::constant : Kind::empty);
+        if (used && cg->values[v].kind == Kind::constant) {
+          cg->values[v].slot = static_cast<std::uint32_t>(cg->constants.size());
+          cg->constants.push_back(host.value(Value{id, port}));
+        }
+      }
+      continue;
+    }
+    CpuGraph::Node node;
+    node.id = id;
+    node.label = g.label(id);
+    node.kernel = kernel[id] != 0;
+    for (Value v : n.inputs) {
+      node.inputs.push_back(cg->value(v));
+      node.constant_inputs.push_back(constant[v.node]);
+    }
+    std::vector<TensorDesc> in_descs = input_descs(g, id);
+    if (node.kernel) {
+      for (auto const& d : n.outputs) node.outputs.push_back(add_value(id, d, Kind::buffer));
+      visit_op<Set>(n.op, [&](auto const& op) {
+        using Op = std::remove_cvref_t<decltype(op)>;
+        static_assert(HasCpuKernel<Op> || ReferenceExecutable<Op>,
+                      "no way to run this op on the CPU runtime: specialise autograph::cpu::Kernel<YourOp> with "
+                      "static void prepare(YourOp const&, autograph::cpu::Preparation&) (see autograph/cpu/kernel.hpp), "
+                      "or give it a reference kernel");
+        if constexpr (is_source_op<Op>) {
+          throw ExecutionError(node.label + ": the CPU runtime cannot run a source operator other than Input and Weight");
+        } else if constexpr (HasCpuKernel<Op>) {
+          node.prepare = [op](Preparation& p) { Kernel<Op>::prepare(op, p); };
+        } else {
+          node.prepare = [op](Preparation& p) { detail::prepare_reference(op, p); };
+          node.fallback = true;
+        }
+      });
+    } else if (writes_nothing(n.outputs)) {
+      for (auto const& d : n.outputs) node.outputs.push_back(add_value(id, d, Kind::empty));
+    } else {
+      // No kernel: every output is a range of the first input (a Reshape, a contiguous Split).
+      bool split = is_contiguous_split(n.op, in_descs);
+      std::int64_t offset = 0;
+      for (auto const& d : n.outputs) {
+        if (in_descs.empty() || (!split && d.numel() != in_descs[0].numel()) || offset + d.numel() > in_descs[0].numel())
+          throw ExecutionError(node.label + ": runs no kernel, and its output " + d.shape.to_string() +
+                               " is not a view of its input; the CPU runtime cannot run it");
+        auto v = add_value(id, d, Kind::view);
+        if (cg->values[v].kind == Kind::view) {
+          cg->values[v].parent = node.inputs[0];
+          cg->values[v].offset = offset;
+        }
+        node.outputs.push_back(v);
+        if (split) offset += d.numel();
+      }
+    }
+    cg->node_index[id] = static_cast<std::uint32_t>(cg->nodes.size());
+    cg->nodes.push_back(std::move(node));
+  }
+  KernelDag dag(g, kernel);
+  for (std::size_t k = 0; k < dag.size(); ++k) {
+    std::vector<NodeId> preds;
+    for (std::uint32_t p : dag.preds(k)) preds.push_back(dag.node(p));
+    cg->nodes[cg->node_index[dag.node(k)]].preds = std::move(preds);
+  }
+  for (Value v : g.outputs()) cg->outputs.push_back(cg->value(v));
+  return cg;
+}
+
+}  // namespace autograph::cpu

@@ -1,0 +1,147 @@
+#pragma once
+// CpuRuntime: the Runtime concept (runtime/runtime.hpp) on this machine's cores, measured.
+// measure() lowers a graph, prepares its schedule (kernels through oneDNN, one arena, one
+// thread per stream), runs it `warmup` times, then times 50 runs (fewer, at least 5, when a
+// time budget runs out first) and reports the median wall-clock latency in ms. The optimizer's on-board verification runs through it:
+//
+//   cpu::CpuRuntime cpu;
+//   Optimizer<Graph<>, rules::Default, MixedCriticalPath<0.25>, cpu::CpuRuntime> opt(..., cpu);
+//
+// For results, compile(graph, schedule).run(inputs) gives the outputs (tests compare them with
+// ReferenceExecutor). Weights without data get reproducible random data when measuring
+// (timing does not depend on values); compile() requires real data, like the reference executor.
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autograph/core/tensor.hpp"
+#include "autograph/cost/device.hpp"
+#include "autograph/cost/roofline.hpp"
+#include "autograph/cpu/executable.hpp"
+#include "autograph/cpu/lower.hpp"
+#include "autograph/graph/graph.hpp"
+#include "autograph/runtime/runtime.hpp"
+#include "autograph/schedule/kernel_dag.hpp"
+#include "autograph/schedule/nimble.hpp"
+#include "autograph/schedule/policy.hpp"
+#include "autograph/schedule/sequential.hpp"
+
+namespace autograph::cpu {
+
+/// This machine's processor as /proc/cpuinfo names it ("Intel(R) Xeon(R) Platinum 8375C CPU
+/// @ 2.90GHz"); "unknown CPU" when it does not say.
+inline std::string const& cpu_model_name() {
+  static std::string const name = [] {
+    std::ifstream info("/proc/cpuinfo");
+    for (std::string line; std::getline(info, line);)
+      if (line.starts_with("model name")) {
+        auto colon = line.find(':');
+        if (colon != std::string::npos) {
+          auto first = line.find_first_not_of(" \t", colon + 1);
+          if (first != std::string::npos) return line.substr(first);
+        }
+      }
+    return std::string("unknown CPU");
+  }();
+  return name;
+}
+
+/// A roofline description of this machine for ranking candidates before measuring them:
+/// peak FP32 rate = cores x clock x FP32 flops per cycle per core from the vector units the
+/// CPU reports (two FMA pipes of 16 lanes with AVX-512, of 8 with AVX2+FMA, 4-lane SSE
+/// otherwise); bandwidth from one timed 64 MiB copy. Both reachable fractions are 1: nothing is
+/// fitted. Per-kernel overheads are not modelled (0).
+DeviceSpec host_device_spec(int cores);
+
+struct CpuRuntimeOptions {
+  int warmup = 3;                 // untimed runs before timing
+  int runs = 50;                  // timed runs, at least 50; measure() reports their median
+  double budget_ms = 0;           // stop timing once the timed runs sum to this (after at least 5); 0: no limit
+  int cores = 0;                  // 0: every core this process may run on
+  std::uint64_t weight_seed = 0;  // random data for shape-only weights when measuring
+};
+
+/// One lowered graph, ready to time under many schedules (IOS times every stage it
+/// considers): lowering, constant folding and the inputs happen once.
+class PreparedCpuGraph {
+ public:
+  PreparedCpuGraph(std::shared_ptr<CpuGraph const> lowered, CpuRuntimeOptions const& options)
+      : lowered_(std::move(lowered)), options_(options) {
+    for (auto const& in : lowered_->inputs) inputs_.push_back(Tensor::random(in.desc.shape, hash_combine(options_.weight_seed, in.id)));
+  }
+  /// Milliseconds of every timed run of `s` (possibly partial: the kernels it leaves out count as done).
+  std::vector<double> samples(Schedule const& s) {
+    CpuExecutable exe(lowered_, s, {.complete = false, .cores = options_.cores});
+    exe.write_inputs(inputs_);
+    return exe.time(options_.warmup, options_.runs, options_.budget_ms);
+  }
+  /// The median of samples(s), in ms.
+  double measure(Schedule const& s) { return median(samples(s)); }
+  std::shared_ptr<CpuGraph const> const& lowered() const { return lowered_; }
+
+ private:
+  std::shared_ptr<CpuGraph const> lowered_;
+  CpuRuntimeOptions options_;
+  std::vector<Tensor> inputs_;
+};
+
+/// `Policy` schedules a graph for measure(g): Nimble's streams (CpuRuntime), or one stream
+/// with every core per kernel (SequentialCpuRuntime, the baseline).
+template <class Policy>
+class BasicCpuRuntime {
+ public:
+  /// @throws Error for options out of range.
+  explicit BasicCpuRuntime(CpuRuntimeOptions options = {})
+      : options_(options), cores_(options.cores > 0 ? options.cores : available_cores()), cost_(host_device_spec(cores_)) {
+    if (options_.runs < 50) throw Error("CpuRuntime: runs must be at least 50, got " + std::to_string(options_.runs));
+    if (options_.warmup < 0) throw Error("CpuRuntime: warmup must be >= 0, got " + std::to_string(options_.warmup));
+    if (options_.budget_ms < 0 || !std::isfinite(options_.budget_ms)) throw Error("CpuRuntime: budget_ms must be finite and >= 0");
+    options_.cores = cores_;
+  }
+
+  /// "measured (CPU, Intel(R) Xeon(R) ..., 2 cores, median of 50 runs)"
+  std::string kind() const {
+    return "measured (CPU, " + cpu_model_name() + ", " + std::to_string(cores_) + (cores_ == 1 ? " core" : " cores") + ", median of " +
+           std::to_string(options_.runs) + " runs)";
+  }
+  int cores() const { return cores_; }
+  CpuRuntimeOptions const& options() const { return options_; }
+  /// The per-kernel cost model a search ranks candidates with before measuring them here.
+  RooflineCost const& cost_model() const { return cost_; }
+
+  /// Latency in ms of `g` under the Policy's schedule.
+  template <class Set>
+  double measure(Graph<Set> const& g) {
+    ScheduledGraph<Set> sg = Policy{}(g, *this);
+    return measure(sg.graph, sg.schedule);
+  }
+  /// Latency in ms of running schedule `s` of `g` (possibly only some of its kernels).
+  template <class Set>
+  double measure(Graph<Set> const& g, Schedule const& s) {
+    return prepare(g).measure(s);
+  }
+  /// Lowers `g` once for timing many schedules of it (shape-only weights get random data).
+  template <class Set>
+  PreparedCpuGraph prepare(Graph<Set> const& g) {
+    return PreparedCpuGraph(lower(g, LowerOptions{.random_weights = options_.weight_seed}), options_);
+  }
+  /// An executable for results: every weight must have data.
+  template <class Set>
+  CpuExecutable compile(Graph<Set> const& g, Schedule const& s, ExecOptions exec = {}) {
+    if (exec.cores == 0) exec.cores = cores_;
+    return CpuExecutable(lower(g), s, exec);
+  }
+
+ private:
+  CpuRuntimeOptions options_;
+  int cores_;
+  RooflineCost cost_;
+};
+
+using CpuRuntime = BasicCpuRuntime<schedule::Nimble>;
+using SequentialCpuRuntime = BasicCpuRuntime<schedule::Sequential>;
+static_assert(EstimatingRuntime<CpuRuntime>);
+
+}  // namespace autograph::cpu

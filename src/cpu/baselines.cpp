@@ -1,0 +1,13 @@
+// The baselines on the CPU runtime (autograph/cpu/baselines.hpp).
+#include "autograph/cpu/baselines.hpp"
+
+namespace autograph::cpu {
+
+std::vector<BaselineResult<BuiltinOps>> run_baselines(Graph<BuiltinOps> const& g, BaselineOptions const& opt, CpuRuntimeOptions const& runtime,
+                                                      std::vector<rules::TasoRule<BuiltinOps>> const& runtime_rules) {
+  SequentialCpuRuntime seq(runtime);
+  CpuRuntime nimble(runtime);
+  return run_baselines_on<rules::Default>(seq, nimble, g, opt, runtime_rules);
+}
+
+}  // namespace autograph::cpu
