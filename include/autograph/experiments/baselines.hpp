@@ -186,7 +186,7 @@ std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOpti
 
 #if defined(AUTOGRAPH_PRECOMPILED)
 // The default configurations, compiled once per simulated device in src/defaults/ for programs
-// that link autograph::defaults: the tool instantiated all five devices' searches in one
+// that link autograph::defaults: the tool instantiated every device's searches in one
 // translation unit (100-145 s of CPU).
 #define AUTOGRAPH_DEFAULT_BASELINES(D)                                                                                                     \
   extern template class Optimizer<Graph<BuiltinOps>, rules::Default, SumCost, SimulatedRuntime<D, schedule::Sequential>>;                \
