@@ -3,11 +3,11 @@
 # compiled once. oneDNN's headers stay in src/cpu/; the public headers never include them.
 # Debian's oneDNN is built on OpenMP, whose per-thread thread count is how a kernel's
 # intra-op threads are set.
-find_package(dnnl CONFIG REQUIRED)
-find_package(OpenMP REQUIRED COMPONENTS CXX)
+# dnnl and OpenMP are found at the top (the targets linking autograph::cpu see them there).
 file(GLOB autograph_cpu_sources CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/src/cpu/*.cpp)
 add_library(autograph_cpu STATIC ${autograph_cpu_sources})
 add_library(autograph::cpu ALIAS autograph_cpu)
 # Its baselines (src/cpu/baselines.cpp) use the precompiled rule engine of autograph::defaults.
 target_link_libraries(autograph_cpu PUBLIC autograph::autograph autograph::defaults OpenMP::OpenMP_CXX PRIVATE DNNL::dnnl $<BUILD_INTERFACE:autograph_project_options>)
 set_target_properties(autograph_cpu PROPERTIES EXPORT_NAME cpu POSITION_INDEPENDENT_CODE ON)
+install(TARGETS autograph_cpu EXPORT autographTargets)

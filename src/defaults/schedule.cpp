@@ -1,10 +1,12 @@
 // The kernel DAG, stream assignment and wait insertion every schedule and simulated run goes
-// through, and IOS's planner, compiled once (see reference_executor.cpp for how these files work, and
-// core/precompiled.hpp for the non-template functions defined here).
+// through, the simulation itself, and IOS's planner, compiled once (see reference_executor.cpp
+// for how these files work, and core/precompiled.hpp for the non-template functions defined here).
 #define AUTOGRAPH_DEFAULTS_INLINE
 #define AUTOGRAPH_DEFINE_GRAPH
 #define AUTOGRAPH_DEFINE_SCHEDULE
+#define AUTOGRAPH_DEFINE_RUNTIME
 #include <autograph/graph/matching.hpp>
+#include <autograph/runtime/simulated_runtime.hpp>
 #include <autograph/schedule/ios.hpp>
 #include <autograph/schedule/kernel_dag.hpp>
 #include <autograph/schedule/nimble.hpp>

@@ -1,7 +1,7 @@
 // SimulatedRuntime: worked timelines with fixed kernel costs — sharing the SMs by fill,
-// oversubscription, events, graph launch — then the Runtime concept on real costs.
+// oversubscription, events, graph launch — then the Runtime concept on real costs (timelines
+// and their Chrome traces: simulated_timeline_test.cpp).
 #include <autograph/graph/builder.hpp>
-#include <autograph/io/chrome_trace.hpp>
 #include <autograph/runtime/simulated_runtime.hpp>
 #include <autograph/schedule/greedy.hpp>
 #include <autograph/schedule/sequential.hpp>
@@ -119,43 +119,6 @@ TEST(SimulatedRuntime, MeasuringAGraphSchedulesItWithThePolicy) {
   EXPECT_LT(t_greedy, 0.5 * t_seq);
   // A slower device takes longer.
   EXPECT_GT(SimulatedRuntime<devices::V100>{}.measure(g), t_nimble);
-}
-
-TEST(SimulatedRuntime, TimelinesKeepStreamOrderAndDrawAsChromeTraces) {
-  GraphBuilder b;
-  auto x = b.input("x", {1, 32, 14, 14});
-  auto p = b.relu(b.conv2d(x, 32, {3, 3}));
-  auto q = b.relu(b.conv2d(x, 32, {1, 1}));
-  auto g = std::move(b).build({b.add(p, q)});
-  SimulatedRuntime<> rt;
-  auto sg = rt.schedule(g);
-  auto t = rt.simulate(sg.graph, sg.schedule);
-  EXPECT_EQ(t.kernels.size(), sg.schedule.num_kernels());
-  EXPECT_EQ(t.kind, rt.kind());
-  double last = 0;
-  for (auto const& k : t.kernels) {
-    EXPECT_LE(k.start_us, k.end_us);
-    last = std::max(last, k.end_us);
-  }
-  EXPECT_DOUBLE_EQ(t.total_us, last);
-  EXPECT_DOUBLE_EQ(t.total_us / 1000, rt.measure(g));
-  for (auto const& stream : sg.schedule.streams)
-    for (std::size_t i = 1; i < stream.size(); ++i) {
-      auto at = [&](NodeId id) { return *std::ranges::find(t.kernels, id, &KernelSpan::node); };
-      EXPECT_LE(at(stream[i - 1].node).end_us, at(stream[i].node).start_us);
-    }
-  auto trace = chrome_trace(g, t);
-  std::size_t complete = 0;
-  for (auto const& e : trace["traceEvents"]) {
-    if (e["ph"] != "X") continue;
-    ++complete;
-    EXPECT_GE(e["dur"].get<double>(), 0);
-    EXPECT_LT(e["tid"].get<std::size_t>(), sg.schedule.streams.size());
-  }
-  EXPECT_EQ(complete, t.kernels.size());
-  EXPECT_EQ(trace["otherData"]["kind"], "simulated (roofline, H100 SXM)");
-  auto reparsed = nlohmann::json::parse(trace.dump());
-  EXPECT_EQ(reparsed, trace);
 }
 
 }  // namespace

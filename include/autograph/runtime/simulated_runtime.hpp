@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "autograph/core/precompiled.hpp"
 #include "autograph/cost/device.hpp"
 #include "autograph/cost/launch.hpp"
 #include "autograph/cost/memory.hpp"
@@ -61,145 +62,13 @@ class Simulator {
   /// The end of running `s`, in microseconds from the start; fills `spans` when given.
   /// @throws ScheduleError when `s` launches a node that runs no kernel, leaves a dependency
   /// between launched kernels unenforced, or deadlocks.
-  double run(Schedule const& s, std::vector<KernelSpan>* spans = nullptr) {
-    hb_.build(s, label_);
-    auto launches = hb_.launches();
-    std::size_t n = launches.size();
-    for (Launch const* l : launches) {
-      std::uint32_t k = dag_->index(l->node);
-      if (k == KernelDag::npos) throw ScheduleError("the schedule launches " + label_(l->node) + ", which runs no kernel in this graph");
-      for (std::uint32_t p : dag_->preds(k)) {
-        NodeId u = dag_->node(p);
-        if (hb_.scheduled(u) && !hb_.before(u, l->node))
-          throw ScheduleError(label_(l->node) + " may start before " + label_(u) + ", which it reads: add a wait or reorder the streams");
-      }
-    }
-    double const start = host_issued_ ? 0.0 : d_.graph_launch_us;
-    if (n == 0) return start;
-
-    constexpr double inf = std::numeric_limits<double>::infinity();
-    missing_.resize(n);
-    ready_at_.assign(n, start);
-    if (host_issued_) issue_from_host(launches);
-    enter_at_.assign(n, inf);
-    end_.assign(n, inf);
-    rem_.resize(n);
-    for (std::size_t f = 0; f < n; ++f) {
-      missing_[f] = hb_.in_degree(f);
-      KernelCost const& c = cost_[launches[f]->node];
-      rem_[f] = std::max(0.0, c.us - c.latency_us);
-    }
-    active_.clear();
-    pending_.clear();
-    auto release = [&](std::size_t f) {
-      enter_at_[f] = ready_at_[f] + cost_[launches[f]->node].latency_us;
-      pending_.push_back(static_cast<std::uint32_t>(f));
-    };
-    for (std::size_t f = 0; f < n; ++f)
-      if (missing_[f] == 0) release(f);
-    auto finish = [&](std::uint32_t f, double t) {
-      end_[f] = t;
-      std::uint32_t stream = hb_.stream(launches[f]->node);
-      for (std::uint32_t g : hb_.successors(f)) {
-        // The next kernel of the same stream follows at once; a waiter pays for the event.
-        double ready = hb_.stream(launches[g]->node) == stream ? t : t + d_.event_us;
-        ready_at_[g] = std::max(ready_at_[g], ready);
-        if (--missing_[g] == 0) release(g);
-      }
-    };
-
-    double t = start;
-    std::size_t finished = 0;
-    // Every step below ends with at least one kernel whose work is done (it finishes at the
-    // next step) or one whose latency is over (it starts its work at the next step): 2n steps
-    // run any schedule. More would be a bug; it is reported rather than looping forever.
-    std::size_t const max_steps = 2 * n + 2;
-    for (std::size_t step = 0; finished < n; ++step) {
-      if (step == max_steps)
-        throw Error("the simulation made no progress at " + std::to_string(t) + " us with " + std::to_string(n - finished) +
-                    " of " + std::to_string(n) + " kernels unfinished (a simulator bug: please report it)");
-      // Kernels whose latency is over start their work; kernels with no work left finish.
-      for (bool changed = true; changed;) {
-        changed = false;
-        for (std::size_t i = 0; i < pending_.size();) {
-          std::uint32_t f = pending_[i];
-          if (enter_at_[f] <= t) {
-            pending_[i] = pending_.back();
-            pending_.pop_back();
-            active_.push_back(f);
-          } else {
-            ++i;
-          }
-        }
-        for (std::size_t i = 0; i < active_.size();) {
-          std::uint32_t f = active_[i];
-          if (rem_[f] <= 0) {
-            active_[i] = active_.back();
-            active_.pop_back();
-            finish(f, t);
-            ++finished;
-            changed = true;
-          } else {
-            ++i;
-          }
-        }
-      }
-      if (finished == n) break;
-      // Kernels doing work share the SMs: beyond a full device, all slow down alike.
-      double demand = 0;
-      for (std::uint32_t f : active_) demand += cost_[launches[f]->node].fill;
-      double slowdown = std::max(1.0, demand);
-      double next = inf;
-      for (std::uint32_t f : active_) next = std::min(next, t + rem_[f] * slowdown);
-      for (std::uint32_t f : pending_) next = std::min(next, enter_at_[f]);
-      if (next == inf) throw ScheduleError("the simulation stalled: a launch waits for a kernel that never runs");
-      double dt = next - t;
-      for (std::uint32_t f : active_) {
-        // A kernel whose end is `next` is done, even when t + its work rounds to t (late in a
-        // long run, a short kernel's work can be below the spacing of doubles near t).
-        if (t + rem_[f] * slowdown <= next) {
-          rem_[f] = 0;
-          continue;
-        }
-        rem_[f] -= dt / slowdown;
-        if (rem_[f] < 1e-9 * std::max(1.0, cost_[launches[f]->node].us)) rem_[f] = 0;  // finished up to rounding
-      }
-      t = next;
-    }
-    double total = start;
-    for (std::size_t f = 0; f < n; ++f) total = std::max(total, end_[f]);
-    // The host's last launch call returns after the GPU is done only when the GPU is faster.
-    if (host_issued_) total = std::max(total, static_cast<double>(n) * d_.host_launch_us);
-    if (spans) {
-      spans->clear();
-      for (std::size_t f = 0; f < n; ++f) {
-        NodeId id = launches[f]->node;
-        spans->push_back({id, hb_.stream(id), ready_at_[f], end_[f], cost_[id].fill});
-      }
-    }
-    return total;
-  }
+  double run(Schedule const& s, std::vector<KernelSpan>* spans = nullptr);
 
  private:
   /// ready_at_[f] := the time the host issues launch f. The host's program order: every launch
   /// after those it follows on its stream and those it waits for (cudaStreamWaitEvent needs the
   /// event recorded first), and among the launches whose turn is open, the graph's order.
-  void issue_from_host(std::span<Launch const* const> launches) {
-    std::size_t n = launches.size();
-    missing_.resize(n);
-    for (std::size_t f = 0; f < n; ++f) missing_[f] = hb_.in_degree(f);
-    auto later = [&](std::uint32_t a, std::uint32_t b) { return dag_->index(launches[a]->node) > dag_->index(launches[b]->node); };
-    std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, decltype(later)> open(later);
-    for (std::uint32_t f = 0; f < n; ++f)
-      if (missing_[f] == 0) open.push(f);
-    for (std::size_t issued = 1; !open.empty(); ++issued) {
-      std::uint32_t f = open.top();
-      open.pop();
-      ready_at_[f] = static_cast<double>(issued) * d_.host_launch_us;
-      for (std::uint32_t g : hb_.successors(f))
-        if (--missing_[g] == 0) open.push(g);
-    }
-  }
+  void issue_from_host(std::span<Launch const* const> launches);
 
   DeviceSpec d_;
   KernelDag const* dag_;
@@ -211,6 +80,146 @@ class Simulator {
   std::vector<std::uint32_t> missing_, active_, pending_;
   std::vector<double> ready_at_, enter_at_, end_, rem_;
 };
+
+// Compiled once in src/defaults/schedule.cpp for the programs that link autograph::defaults
+// (core/precompiled.hpp): every configuration of the runtime runs this one simulation.
+#if !defined(AUTOGRAPH_PRECOMPILED) || defined(AUTOGRAPH_DEFINE_RUNTIME)
+AUTOGRAPH_DEFAULTS_INLINE double Simulator::run(Schedule const& s, std::vector<KernelSpan>* spans) {
+  hb_.build(s, label_);
+  auto launches = hb_.launches();
+  std::size_t n = launches.size();
+  for (Launch const* l : launches) {
+    std::uint32_t k = dag_->index(l->node);
+    if (k == KernelDag::npos) throw ScheduleError("the schedule launches " + label_(l->node) + ", which runs no kernel in this graph");
+    for (std::uint32_t p : dag_->preds(k)) {
+      NodeId u = dag_->node(p);
+      if (hb_.scheduled(u) && !hb_.before(u, l->node))
+        throw ScheduleError(label_(l->node) + " may start before " + label_(u) + ", which it reads: add a wait or reorder the streams");
+    }
+  }
+  double const start = host_issued_ ? 0.0 : d_.graph_launch_us;
+  if (n == 0) return start;
+
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  missing_.resize(n);
+  ready_at_.assign(n, start);
+  if (host_issued_) issue_from_host(launches);
+  enter_at_.assign(n, inf);
+  end_.assign(n, inf);
+  rem_.resize(n);
+  for (std::size_t f = 0; f < n; ++f) {
+    missing_[f] = hb_.in_degree(f);
+    KernelCost const& c = cost_[launches[f]->node];
+    rem_[f] = std::max(0.0, c.us - c.latency_us);
+  }
+  active_.clear();
+  pending_.clear();
+  auto release = [&](std::size_t f) {
+    enter_at_[f] = ready_at_[f] + cost_[launches[f]->node].latency_us;
+    pending_.push_back(static_cast<std::uint32_t>(f));
+  };
+  for (std::size_t f = 0; f < n; ++f)
+    if (missing_[f] == 0) release(f);
+  auto finish = [&](std::uint32_t f, double t) {
+    end_[f] = t;
+    std::uint32_t stream = hb_.stream(launches[f]->node);
+    for (std::uint32_t g : hb_.successors(f)) {
+      // The next kernel of the same stream follows at once; a waiter pays for the event.
+      double ready = hb_.stream(launches[g]->node) == stream ? t : t + d_.event_us;
+      ready_at_[g] = std::max(ready_at_[g], ready);
+      if (--missing_[g] == 0) release(g);
+    }
+  };
+
+  double t = start;
+  std::size_t finished = 0;
+  // Every step below ends with at least one kernel whose work is done (it finishes at the
+  // next step) or one whose latency is over (it starts its work at the next step): 2n steps
+  // run any schedule. More would be a bug; it is reported rather than looping forever.
+  std::size_t const max_steps = 2 * n + 2;
+  for (std::size_t step = 0; finished < n; ++step) {
+    if (step == max_steps)
+      throw Error("the simulation made no progress at " + std::to_string(t) + " us with " + std::to_string(n - finished) +
+                  " of " + std::to_string(n) + " kernels unfinished (a simulator bug: please report it)");
+    // Kernels whose latency is over start their work; kernels with no work left finish.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::size_t i = 0; i < pending_.size();) {
+        std::uint32_t f = pending_[i];
+        if (enter_at_[f] <= t) {
+          pending_[i] = pending_.back();
+          pending_.pop_back();
+          active_.push_back(f);
+        } else {
+          ++i;
+        }
+      }
+      for (std::size_t i = 0; i < active_.size();) {
+        std::uint32_t f = active_[i];
+        if (rem_[f] <= 0) {
+          active_[i] = active_.back();
+          active_.pop_back();
+          finish(f, t);
+          ++finished;
+          changed = true;
+        } else {
+          ++i;
+        }
+      }
+    }
+    if (finished == n) break;
+    // Kernels doing work share the SMs: beyond a full device, all slow down alike.
+    double demand = 0;
+    for (std::uint32_t f : active_) demand += cost_[launches[f]->node].fill;
+    double slowdown = std::max(1.0, demand);
+    double next = inf;
+    for (std::uint32_t f : active_) next = std::min(next, t + rem_[f] * slowdown);
+    for (std::uint32_t f : pending_) next = std::min(next, enter_at_[f]);
+    if (next == inf) throw ScheduleError("the simulation stalled: a launch waits for a kernel that never runs");
+    double dt = next - t;
+    for (std::uint32_t f : active_) {
+      // A kernel whose end is `next` is done, even when t + its work rounds to t (late in a
+      // long run, a short kernel's work can be below the spacing of doubles near t).
+      if (t + rem_[f] * slowdown <= next) {
+        rem_[f] = 0;
+        continue;
+      }
+      rem_[f] -= dt / slowdown;
+      if (rem_[f] < 1e-9 * std::max(1.0, cost_[launches[f]->node].us)) rem_[f] = 0;  // finished up to rounding
+    }
+    t = next;
+  }
+  double total = start;
+  for (std::size_t f = 0; f < n; ++f) total = std::max(total, end_[f]);
+  // The host's last launch call returns after the GPU is done only when the GPU is faster.
+  if (host_issued_) total = std::max(total, static_cast<double>(n) * d_.host_launch_us);
+  if (spans) {
+    spans->clear();
+    for (std::size_t f = 0; f < n; ++f) {
+      NodeId id = launches[f]->node;
+      spans->push_back({id, hb_.stream(id), ready_at_[f], end_[f], cost_[id].fill});
+    }
+  }
+  return total;
+}
+
+AUTOGRAPH_DEFAULTS_INLINE void Simulator::issue_from_host(std::span<Launch const* const> launches) {
+  std::size_t n = launches.size();
+  missing_.resize(n);
+  for (std::size_t f = 0; f < n; ++f) missing_[f] = hb_.in_degree(f);
+  auto later = [&](std::uint32_t a, std::uint32_t b) { return dag_->index(launches[a]->node) > dag_->index(launches[b]->node); };
+  std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, decltype(later)> open(later);
+  for (std::uint32_t f = 0; f < n; ++f)
+    if (missing_[f] == 0) open.push(f);
+  for (std::size_t issued = 1; !open.empty(); ++issued) {
+    std::uint32_t f = open.top();
+    open.pop();
+    ready_at_[f] = static_cast<double>(issued) * d_.host_launch_us;
+    for (std::uint32_t g : hb_.successors(f))
+      if (--missing_[g] == 0) open.push(g);
+  }
+}
+#endif
 
 }  // namespace detail
 

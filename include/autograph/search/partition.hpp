@@ -192,4 +192,10 @@ Partition partition(Graph<Set> const& g, std::function<std::size_t(NodeId)> cons
   return result;
 }
 
+#if defined(AUTOGRAPH_PRECOMPILED)
+// Compiled once in src/defaults/partition.cpp: Boost's max-flow took a test file of the
+// partition ~7 s of CPU, and every search compiled it again.
+extern template Partition partition<BuiltinOps>(Graph<BuiltinOps> const&, std::function<std::size_t(NodeId)> const&, PartitionOptions const&);
+#endif
+
 }  // namespace autograph

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "autograph/core/precompiled.hpp"
 #include "autograph/search/partition.hpp"
 
 namespace autograph {
@@ -50,8 +51,11 @@ inline void drop(PartSet& s, std::size_t i) { s[i / 64] &= ~(std::uint64_t{1} <<
 
 /// `chunk_cost(parts)` returns BSMCP of the chunk made of those parts (the caller memoizes
 /// and keeps the optimized chunk graph).
-inline PartitionPlan partition_dp(Partition const& p, std::function<double(std::vector<std::size_t> const&)> const& chunk_cost,
-                                  PartitionDpOptions const& opt = {}) {
+PartitionPlan partition_dp(Partition const& p, std::function<double(std::vector<std::size_t> const&)> const& chunk_cost,
+                           PartitionDpOptions const& opt = {});
+#if !defined(AUTOGRAPH_PRECOMPILED) || defined(AUTOGRAPH_DEFINE_PARTITION)
+AUTOGRAPH_DEFAULTS_INLINE PartitionPlan partition_dp(Partition const& p, std::function<double(std::vector<std::size_t> const&)> const& chunk_cost,
+                                                     PartitionDpOptions const& opt) {
   using namespace detail;
   std::size_t n = p.parts.size();
   PartitionPlan plan;
@@ -136,5 +140,6 @@ inline PartitionPlan partition_dp(Partition const& p, std::function<double(std::
   }
   return plan;
 }
+#endif
 
 }  // namespace autograph
