@@ -10,7 +10,10 @@
 
 namespace autograph::cpu {
 
+/// `measuring_seconds`, when given, receives the wall seconds spent measuring on the CPU
+/// (part of each configuration's search and latency time).
 std::vector<BaselineResult<BuiltinOps>> run_baselines(Graph<BuiltinOps> const& g, BaselineOptions const& opt, CpuRuntimeOptions const& runtime,
-                                                      std::vector<rules::TasoRule<BuiltinOps>> const& runtime_rules = {});
+                                                      std::vector<rules::TasoRule<BuiltinOps>> const& runtime_rules = {},
+                                                      double* measuring_seconds = nullptr);
 
 }  // namespace autograph::cpu

@@ -10,6 +10,7 @@
 // For results, compile(graph, schedule).run(inputs) gives the outputs (tests compare them with
 // ReferenceExecutor). Weights without data get reproducible random data when measuring
 // (timing does not depend on values); compile() requires real data, like the reference executor.
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
@@ -115,6 +116,9 @@ class BasicCpuRuntime {
            std::to_string(options_.runs) + " runs" + (passive ? "" : ", OpenMP threads spin: set OMP_WAIT_POLICY=passive") + ")";
   }
   int cores() const { return cores_; }
+  /// Wall seconds this runtime and its copies have spent measuring (preparing and timing
+  /// runs, comparisons included): what a search on it pays for measuring.
+  double measuring_seconds() const { return *measuring_; }
   CpuRuntimeOptions const& options() const { return options_; }
   /// The per-kernel cost model a search ranks candidates with before measuring them here:
   /// measured times where set_cost_table() gave them (cpu/profiler.hpp makes such a table),
@@ -131,6 +135,7 @@ class BasicCpuRuntime {
   /// Latency in ms of running schedule `s` of `g` (possibly only some of its kernels).
   template <class Set>
   double measure(Graph<Set> const& g, Schedule const& s) {
+    Stopwatch w(*measuring_);
     return prepare(g).measure(s);
   }
   /// Whether `challenger` runs faster than `incumbent` beyond noise (runtime/noise.hpp): both
@@ -138,6 +143,7 @@ class BasicCpuRuntime {
   /// each has `runs` samples. A graph that fails to run counts as infinitely slow.
   template <class Set>
   Comparison compare(Graph<Set> const& incumbent, Graph<Set> const& challenger) {
+    Stopwatch w(*measuring_);
     ScheduledGraph<Set> a = Policy{}(incumbent, *this), b = Policy{}(challenger, *this);
     CpuExecutable ea(lower(a.graph, LowerOptions{.random_weights = options_.weight_seed}), a.schedule, {.cores = cores_});
     CpuExecutable eb(lower(b.graph, LowerOptions{.random_weights = options_.weight_seed}), b.schedule, {.cores = cores_});
@@ -169,9 +175,17 @@ class BasicCpuRuntime {
   }
 
  private:
+  /// Adds the seconds between its construction and destruction to a total.
+  struct Stopwatch {
+    double& total;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    ~Stopwatch() { total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+  };
+
   CpuRuntimeOptions options_;
   int cores_;
   MeasuredCost cost_;
+  std::shared_ptr<double> measuring_ = std::make_shared<double>(0.0);
 };
 
 using CpuRuntime = BasicCpuRuntime<schedule::Nimble>;
