@@ -128,8 +128,14 @@ class Codegen:
             src = x[0]
             if pads[:rank] != pads[rank:] or any(p > kk // 2 for p, kk in zip(pads, k + k)):
                 fill = "float('-inf')" if op == "MaxPool" else "0.0"
-                if op == "AveragePool" and not a.get("count_include_pad", 0) and any(pads):
-                    raise ValueError("AveragePool with asymmetric pads and count_include_pad=0 is not supported")
+                if op == "AveragePool" and not a.get("count_include_pad", 0):
+                    # The mean over the window's input cells only: the zero-padded sum over the
+                    # pooled count of cells that are not padding (the divisors cancel).
+                    p = torch_pad(pads)
+                    ones = f"F.pad(torch.ones_like({src}[:, :1]), {p})"
+                    self.out(node, f"F.avg_pool{rank}d(F.pad({src}, {p}), {k}, {strides}, 0, ceil_mode={ceil}) / "
+                                   f"F.avg_pool{rank}d({ones}, {k}, {strides}, 0, ceil_mode={ceil})")
+                    return
                 src = f"F.pad({src}, {torch_pad(pads)}, value={fill})"
                 pads = [0] * 2 * rank
             if op == "MaxPool":
