@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   cmake g++ make ninja-build
   libboost1.81-dev librange-v3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libopenblas-dev nlohmann-json3-dev libcli11-dev
+  libopenblas-dev libdnnl-dev nlohmann-json3-dev libcli11-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx
   "$@"
 )

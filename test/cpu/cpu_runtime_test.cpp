@@ -76,6 +76,20 @@ TEST(CpuRuntime, RandomGraphsUnderRandomStreamsMatchTheReference) {
   }
 }
 
+/// Multi-branch models on several streams sharing two cores: the pass ThreadSanitizer runs.
+TEST(CpuRuntime, MultiBranchModelsOnSeveralStreamsMatchTheReference) {
+  for (auto [name, resolution] : {std::pair{"squeezenet1_1", 64}, {"nasnet_a_mobile", 64}, {"randwire_ws", 64}}) {
+    SCOPED_TRACE(name);
+    Graph<> g = models::build(name, {.batch = 1, .resolution = resolution, .weight_seed = 4});
+    auto in = random_inputs(g);
+    auto want = ReferenceExecutor<>().run(g, in);
+    Schedule s = schedule::nimble(KernelDag(g));
+    ASSERT_GE(s.num_streams(), 2u);
+    auto exe = CpuExecutable(lower(g), s, {.check_arena = true, .cores = 2});
+    for (int repeat = 0; repeat < 2; ++repeat) EXPECT_TRUE(matches(exe.run(in), want, 1e-4));
+  }
+}
+
 /// Every zoo model, small images, under each schedule policy.
 TEST(SlowCpuRuntime, EveryZooModelUnderEveryScheduleMatchesTheReference) {
   CpuRuntime cpu({.cores = 2});

@@ -18,6 +18,7 @@
 
 #include "autograph/core/tensor.hpp"
 #include "autograph/cost/device.hpp"
+#include "autograph/cost/measured_cost.hpp"
 #include "autograph/cost/roofline.hpp"
 #include "autograph/cpu/executable.hpp"
 #include "autograph/cpu/lower.hpp"
@@ -95,7 +96,7 @@ class BasicCpuRuntime {
  public:
   /// @throws Error for options out of range.
   explicit BasicCpuRuntime(CpuRuntimeOptions options = {})
-      : options_(options), cores_(options.cores > 0 ? options.cores : available_cores()), cost_(host_device_spec(cores_)) {
+      : options_(options), cores_(options.cores > 0 ? options.cores : available_cores()), cost_(CostTable{}, host_device_spec(cores_)) {
     if (options_.runs < 50) throw Error("CpuRuntime: runs must be at least 50, got " + std::to_string(options_.runs));
     if (options_.warmup < 0) throw Error("CpuRuntime: warmup must be >= 0, got " + std::to_string(options_.warmup));
     if (options_.budget_ms < 0 || !std::isfinite(options_.budget_ms)) throw Error("CpuRuntime: budget_ms must be finite and >= 0");
@@ -109,8 +110,11 @@ class BasicCpuRuntime {
   }
   int cores() const { return cores_; }
   CpuRuntimeOptions const& options() const { return options_; }
-  /// The per-kernel cost model a search ranks candidates with before measuring them here.
-  RooflineCost const& cost_model() const { return cost_; }
+  /// The per-kernel cost model a search ranks candidates with before measuring them here:
+  /// measured times where set_cost_table() gave them (cpu/profiler.hpp makes such a table),
+  /// the roofline of this machine (host_device_spec) for the rest.
+  MeasuredCost const& cost_model() const { return cost_; }
+  void set_cost_table(CostTable table) { cost_ = MeasuredCost(std::move(table), host_device_spec(cores_)); }
 
   /// Latency in ms of `g` under the Policy's schedule.
   template <class Set>
@@ -161,7 +165,7 @@ class BasicCpuRuntime {
  private:
   CpuRuntimeOptions options_;
   int cores_;
-  RooflineCost cost_;
+  MeasuredCost cost_;
 };
 
 using CpuRuntime = BasicCpuRuntime<schedule::Nimble>;

@@ -1,0 +1,64 @@
+#pragma once
+// The CPU kernels of the built-in operators, compiled once into the autograph_cpu library
+// (src/cpu/): oneDNN primitives wherever oneDNN has the operator — convolution (with bias and
+// the fused activation as post-ops), deconvolution, matmul, pooling, eltwise, binary,
+// softmax, layer and batch normalisation, reduction, and reorders for the data movement ops
+// (Concat, Split, Transpose, Slice, Pad, Enlarge) — and our own loops where oneDNN has nothing
+// that computes what the reference kernels compute (Pow, Erf, Reciprocal, binaries that
+// broadcast both operands or the first of Sub/Div, Resize, ceil-mode average pooling that
+// counts the padding past the end). Identity and Reshape copy, unless the runtime gave the
+// output the input's buffer. Every kernel matches its op's reference kernel (runtime/cpu/) to
+// float32 rounding.
+#include "autograph/cpu/kernel.hpp"
+#include "autograph/ops/builtin.hpp"
+
+namespace autograph::cpu {
+
+namespace builtin {
+/// Which layouts Conv2D and ConvTranspose2D compute in: by default the faster of the tensors'
+/// own (plain) layouts and oneDNN's blocked ones with reorders around, timed once per
+/// signature and thread count in the process; tests and profiles may force one (process-wide,
+/// for the nodes prepared afterwards). A forced layout oneDNN has no JIT kernel for falls
+/// back to the other.
+enum class ConvLayout : std::uint8_t { measured, plain, blocked };
+void set_conv_layout(ConvLayout layout);
+
+void prepare(Conv2D const& op, Preparation& p);
+void prepare(ConvTranspose2D const& op, Preparation& p);
+void prepare(MatMul const& op, Preparation& p);
+void prepare(Pool2D const& op, Preparation& p);
+void prepare_binary(BinaryKind kind, Preparation& p);
+void prepare_unary(UnaryKind kind, float alpha, float beta, Preparation& p);
+void prepare(Scale const& op, Preparation& p);
+void prepare(Identity const& op, Preparation& p);
+void prepare(BatchNorm const& op, Preparation& p);
+void prepare(LayerNorm const& op, Preparation& p);
+void prepare(Softmax const& op, Preparation& p);
+void prepare(Concat const& op, Preparation& p);
+void prepare(Split const& op, Preparation& p);
+void prepare(Reshape const& op, Preparation& p);
+void prepare(Transpose const& op, Preparation& p);
+void prepare(Slice const& op, Preparation& p);
+void prepare(Pad const& op, Preparation& p);
+void prepare(Enlarge const& op, Preparation& p);
+void prepare(Reduce const& op, Preparation& p);
+void prepare(Resize const& op, Preparation& p);
+
+template <BinaryKind K>
+void prepare(Binary<K> const&, Preparation& p) {
+  prepare_binary(K, p);
+}
+template <UnaryKind K>
+void prepare(Unary<K> const& op, Preparation& p) {
+  prepare_unary(K, op.alpha, op.beta, p);
+}
+}  // namespace builtin
+
+/// Every built-in operator that runs (sources have no kernel: inputs and weights are bound).
+template <class Op>
+  requires(BuiltinOps::contains<Op> && !is_source_op<Op>)
+struct Kernel<Op> {
+  static void prepare(Op const& op, Preparation& p) { builtin::prepare(op, p); }
+};
+
+}  // namespace autograph::cpu

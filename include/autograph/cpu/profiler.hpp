@@ -1,0 +1,155 @@
+#pragma once
+// The CPU profiler: measures every distinct kernel signature of a graph on the CPU runtime and
+// writes the measured cost table the cost models read (cost/measured_cost.hpp), keyed by this
+// machine's processor name, the name host_device_spec() gives the CPU runtime's roofline:
+//
+//   {"format": "autograph-cost-table", "version": 1,
+//    "devices": {"AMD EPYC 7B13": {"Conv2D{s1,1 p1,1,1,1}(f32[1,64,56,56],f32[64,64,3,3])": 812.5, ...}},
+//    "measured": {"cpu": "AMD EPYC 7B13", "cores": 2, "date": "2026-11-24T23:00:00Z", ...}}
+//
+// A signature's time is the marginal cost of one more such kernel in a run: the op alone and
+// `copies` independent copies of it on one stream (each kernel alone, with every core) are
+// each timed as a run (median of the runtime's runs); the time is (T(copies) - T(1)) /
+// (copies - 1). That cancels the fixed cost of a run (waking nothing, copying nothing) and
+// keeps each kernel's own dispatch, which is what a kernel costs inside a model.
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "autograph/cost/inference_kernels.hpp"
+#include "autograph/cost/measured_cost.hpp"
+#include "autograph/cpu/runtime.hpp"
+#include "autograph/graph/stats.hpp"
+#include "autograph/graph/topological_order.hpp"
+#include "autograph/schedule/sequential.hpp"
+
+namespace autograph::cpu {
+
+struct ProfileOptions {
+  int copies = 5;  // kernels in the "many" run (see the header comment); at least 2
+  std::function<void(std::size_t done, std::size_t total, std::string const& signature)> progress = {};
+};
+
+struct ProfileEntry {
+  std::string signature;        // op_signature(): how the cost table names the kernel
+  double us = 0;                // median marginal time of one kernel
+  std::size_t occurrences = 0;  // nodes of the profiled graphs with this signature
+};
+
+struct ProfileResult {
+  std::string cpu;  // the table's device name: cpu_model_name()
+  int cores = 0;
+  std::string date;  // UTC, ISO 8601
+  int warmup = 0, runs = 0, copies = 0;
+  std::vector<ProfileEntry> entries;
+
+  CostTable table() const {
+    CostTable t;
+    for (auto const& e : entries) t.set(cpu, e.signature, {e.us, std::nullopt});
+    return t;
+  }
+  std::string to_json(int indent = 2) const {
+    nlohmann::json j = nlohmann::json::parse(table().dump(-1));
+    nlohmann::json occurrences = nlohmann::json::object();
+    for (auto const& e : entries) occurrences[e.signature] = e.occurrences;
+    j["measured"] = {{"cpu", cpu},
+                     {"cores", cores},
+                     {"date", date},
+                     {"warmup", warmup},
+                     {"runs", runs},
+                     {"copies", copies},
+                     {"method", "marginal time of one kernel in a run on the CPU runtime, alone with every core: "
+                                "(T(copies) - T(1)) / (copies - 1), each T the median of the runs"},
+                     {"occurrences", occurrences}};
+    return j.dump(indent);
+  }
+};
+
+namespace detail {
+inline std::string utc_now() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+}  // namespace detail
+
+/// Microseconds one kernel of `op` on inputs `in` costs in a run (see the header comment).
+template <class Set, class Policy>
+double measure_signature(AnyOp const& op, std::span<TensorDesc const> in, BasicCpuRuntime<Policy>& cpu, ProfileOptions const& o = {}) {
+  if (o.copies < 2) throw Error("profile: copies must be at least 2, got " + std::to_string(o.copies));
+  auto time_copies = [&](int copies) {
+    Graph<Set> h;
+    std::vector<Value> inputs;
+    for (std::size_t i = 0; i < in.size(); ++i) inputs.push_back({h.add(Input{in[i], "in" + std::to_string(i)}, {}), 0});
+    std::vector<Value> outputs;
+    for (int c = 0; c < copies; ++c) {
+      NodeId n = h.add(op, std::span<Value const>(inputs));
+      for (std::uint32_t p = 0; p < h[n].outputs.size(); ++p) outputs.push_back({n, p});
+    }
+    h.set_outputs(std::move(outputs));
+    return cpu.measure(h, schedule::sequential(KernelDag(h)));
+  };
+  double one = time_copies(1), many = time_copies(o.copies);
+  return std::max(0.0, (many - one) / (o.copies - 1)) * 1000.0;
+}
+
+/// Profiles every distinct kernel signature of `graphs` (nodes that run a kernel at
+/// inference, kernel_mask()). Weights need no data.
+template <class Set, class Policy>
+ProfileResult profile(std::span<Graph<Set> const> graphs, BasicCpuRuntime<Policy>& cpu, ProfileOptions const& o = {}) {
+  ProfileResult r;
+  r.cpu = cpu_model_name();
+  r.cores = cpu.cores();
+  r.date = detail::utc_now();
+  r.warmup = cpu.options().warmup;
+  r.runs = cpu.options().runs;
+  r.copies = o.copies;
+  struct Kernel {
+    Graph<Set> const* g;
+    NodeId id;
+  };
+  std::map<std::string, std::size_t> index;
+  std::vector<Kernel> todo;
+  for (auto const& g : graphs) {
+    auto kernel = kernel_mask(g);
+    for (NodeId id : topological_order(g)) {
+      if (!kernel[id]) continue;
+      std::string sig = op_signature(g[id].op, input_descs(g, id));
+      if (auto it = index.find(sig); it != index.end()) {
+        ++r.entries[it->second].occurrences;
+        continue;
+      }
+      index.emplace(sig, r.entries.size());
+      r.entries.push_back({sig, 0, 1});
+      todo.push_back({&g, id});
+    }
+  }
+  for (std::size_t i = 0; i < todo.size(); ++i) {
+    auto const& [g, id] = todo[i];
+    if (o.progress) o.progress(i, todo.size(), r.entries[i].signature);
+    auto in = input_descs(*g, id);
+    try {
+      r.entries[i].us = measure_signature<Set>((*g)[id].op, in, cpu, o);
+    } catch (Error const& e) {
+      throw ExecutionError("profiling " + g->label(id) + " (" + r.entries[i].signature + "): " + e.what());
+    }
+  }
+  return r;
+}
+
+template <class Set, class Policy>
+ProfileResult profile(Graph<Set> const& g, BasicCpuRuntime<Policy>& cpu, ProfileOptions const& o = {}) {
+  return profile(std::span<Graph<Set> const>(&g, 1), cpu, o);
+}
+
+}  // namespace autograph::cpu

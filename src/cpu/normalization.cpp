@@ -1,0 +1,155 @@
+// Normalisations and reductions on oneDNN: BatchNorm (batch_normalization with the given
+// statistics), LayerNorm (layer_normalization over the trailing axes as one), Softmax,
+// Pool2D (pooling) and Reduce (reduction).
+#include <algorithm>
+#include <limits>
+
+#include "primitive.hpp"
+
+namespace autograph::cpu::builtin {
+namespace {
+
+using namespace detail;
+using dnnl::algorithm;
+using dnnl::normalization_flags;
+using dnnl::prop_kind;
+
+std::int64_t product(Shape const& s, std::size_t begin, std::size_t end) {
+  std::int64_t n = 1;
+  for (std::size_t d = begin; d < end; ++d) n *= s[d];
+  return n;
+}
+
+/// Average pooling as the reference computes it, for the windows oneDNN divides otherwise:
+/// count_include_pad where a ceil-mode window runs past the end padding (the reference
+/// divides by the part inside the padded input, oneDNN by the whole kernel).
+void average_pool(Pool2D const& op, Shape const& xs, Shape const& ys, float const* x, float* y, int threads) {
+  std::int64_t H = xs[2], W = xs[3], Ho = ys[2], Wo = ys[3];
+  parallel_for(threads, xs[0] * xs[1], [&](std::int64_t p0, std::int64_t p1) {
+    for (std::int64_t plane = p0; plane < p1; ++plane)
+      for (std::int64_t oh = 0; oh < Ho; ++oh) {
+        std::int64_t h0 = oh * op.stride[0] - op.pad[0], h_padded = std::min(h0 + op.kernel[0], H + op.pad[2]) - h0;
+        std::int64_t ha = std::max(h0, std::int64_t{0}), hb = std::min(h0 + op.kernel[0], H);
+        for (std::int64_t ow = 0; ow < Wo; ++ow) {
+          std::int64_t w0 = ow * op.stride[1] - op.pad[1], w_padded = std::min(w0 + op.kernel[1], W + op.pad[3]) - w0;
+          std::int64_t wa = std::max(w0, std::int64_t{0}), wb = std::min(w0 + op.kernel[1], W);
+          double sum = 0;
+          for (std::int64_t h = ha; h < hb; ++h)
+            for (std::int64_t w = wa; w < wb; ++w) sum += x[(plane * H + h) * W + w];
+          std::int64_t count = op.count_include_pad ? h_padded * w_padded : (hb - ha) * (wb - wa);
+          y[(plane * Ho + oh) * Wo + ow] = static_cast<float>(sum / static_cast<double>(count));
+        }
+      }
+  });
+}
+
+}  // namespace
+
+void prepare(BatchNorm const& op, Preparation& p) {
+  if (nothing_to_compute(p)) return;
+  Shape const& xs = p.inputs()[0].shape;
+  // [N, C, everything else]: oneDNN normalises per channel of axis 1 whatever the spatial rank.
+  memory::desc x = plain(Shape{xs[0], xs[1], product(xs, 2, xs.rank())}), c = plain(Shape{xs[1]});
+  auto flags = normalization_flags::use_global_stats | normalization_flags::use_scale | normalization_flags::use_shift;
+  auto pd = or_reject(p, "batch normalization of " + xs.to_string(), [&] {
+    return dnnl::batch_normalization_forward::primitive_desc({prop_kind::forward_inference, x, op.epsilon, flags}, user_scratchpad(), engine());
+  });
+  run_primitive<dnnl::batch_normalization_forward>(p, "batch normalization", pd,
+                {{DNNL_ARG_SRC, x, From::input, 0},
+                 {DNNL_ARG_SCALE, c, From::input, 1},
+                 {DNNL_ARG_SHIFT, c, From::input, 2},
+                 {DNNL_ARG_MEAN, c, From::input, 3},
+                 {DNNL_ARG_VARIANCE, c, From::input, 4},
+                 {DNNL_ARG_DST, x, From::output, 0}});
+}
+
+void prepare(LayerNorm const& op, Preparation& p) {
+  if (nothing_to_compute(p)) return;
+  Shape const& xs = p.inputs()[0].shape;
+  std::int64_t len = p.inputs()[1].numel();
+  // [rows, len]: oneDNN normalises over the last axis; our trailing axes are one in memory.
+  memory::desc x = plain(Shape{xs.numel() / len, len}), g = plain(Shape{len});
+  auto flags = normalization_flags::use_scale | normalization_flags::use_shift;
+  auto pd = or_reject(p, "layer normalization of " + xs.to_string() + " over " + std::to_string(len) + " elements", [&] {
+    return dnnl::layer_normalization_forward::primitive_desc({prop_kind::forward_inference, x, op.epsilon, flags}, user_scratchpad(), engine());
+  });
+  run_primitive<dnnl::layer_normalization_forward>(p, "layer normalization", pd,
+                {{DNNL_ARG_SRC, x, From::input, 0},
+                 {DNNL_ARG_SCALE, g, From::input, 1},
+                 {DNNL_ARG_SHIFT, g, From::input, 2},
+                 {DNNL_ARG_DST, x, From::output, 0}});
+}
+
+void prepare(Softmax const& op, Preparation& p) {
+  if (nothing_to_compute(p)) return;
+  Shape const& xs = p.inputs()[0].shape;
+  std::size_t a = xs.normalize_axis(op.axis);
+  memory::desc x = plain(Shape{product(xs, 0, a), xs[a], product(xs, a + 1, xs.rank())});  // [outer, n, inner], along 1
+  auto pd = or_reject(p, "softmax of " + xs.to_string() + " along axis " + std::to_string(op.axis), [&] {
+    return dnnl::softmax_forward::primitive_desc({prop_kind::forward_inference, x, 1}, user_scratchpad(), engine());
+  });
+  run_primitive<dnnl::softmax_forward>(p, "softmax", pd, {{DNNL_ARG_SRC, x, From::input, 0}, {DNNL_ARG_DST, x, From::output, 0}});
+}
+
+void prepare(Pool2D const& op, Preparation& p) {
+  if (nothing_to_compute(p)) return;
+  require_nonempty_inputs(p, "Pool2D");
+  Shape const& xs = p.inputs()[0].shape;
+  Shape const& ys = p.outputs()[0].shape;
+  Dims kernel{op.kernel[0], op.kernel[1]}, stride{op.stride[0], op.stride[1]}, pad_l{op.pad[0], op.pad[1]}, pad_r{op.pad[2], op.pad[3]};
+  if (op.global) kernel = {xs[2], xs[3]}, stride = {1, 1}, pad_l = pad_r = {0, 0};
+  // A ceil-mode window that runs past the end padding: oneDNN sees more end padding.
+  bool past_end = false;
+  for (std::size_t d = 0; d < 2; ++d) {
+    std::int64_t needed = (ys[2 + d] - 1) * stride[d] + kernel[d] - xs[2 + d] - pad_l[d];
+    if (needed > pad_r[d]) pad_r[d] = needed, past_end = true;
+  }
+  if (op.kind == PoolKind::avg && op.count_include_pad && past_end) {
+    int threads = p.threads();
+    p.run("average pooling (own loop: a window past the end padding)", [op, xs, ys, threads](Io const& io) -> Runner {
+      return [op, xs, ys, threads, x = io.in[0], y = io.out[0]] { average_pool(op, xs, ys, x, y, threads); };
+    });
+    return;
+  }
+  algorithm alg = op.kind == PoolKind::max     ? algorithm::pooling_max
+                  : op.count_include_pad       ? algorithm::pooling_avg_include_padding
+                                               : algorithm::pooling_avg_exclude_padding;
+  memory::desc x = plain(xs), y = plain(ys);
+  auto pd = or_reject(p, "pooling " + xs.to_string() + " -> " + ys.to_string(), [&] {
+    return dnnl::pooling_forward::primitive_desc({prop_kind::forward_inference, alg, x, y, stride, kernel, pad_l, pad_r}, user_scratchpad(),
+                                                 engine());
+  });
+  run_primitive<dnnl::pooling_forward>(p, "pooling", pd, {{DNNL_ARG_SRC, x, From::input, 0}, {DNNL_ARG_DST, y, From::output, 0}});
+}
+
+void prepare(Reduce const& op, Preparation& p) {
+  if (nothing_to_compute(p)) return;
+  Shape const& xs = p.inputs()[0].shape;
+  auto reduced = op.reduced(xs);
+  if (xs.numel() == 0)  // an empty reduced axis: the sum is 0, the mean 0/0 (NaN, as the reference)
+    return run_fill(p, "fill (reduction over an empty axis)", 0, op.kind == ReduceKind::sum ? 0.f : std::numeric_limits<float>::quiet_NaN());
+  // Dimensions of size 1 dropped and neighbours alike (both reduced or both kept) merged: the
+  // same reduction over the fewest dimensions.
+  Dims src, dst;
+  bool last_reduced = false;
+  for (std::size_t d = 0; d < xs.rank(); ++d) {
+    if (xs[d] == 1) continue;
+    if (!src.empty() && reduced[d] == last_reduced) {
+      src.back() *= xs[d];
+      dst.back() = reduced[d] ? 1 : src.back();
+    } else {
+      src.push_back(xs[d]);
+      dst.push_back(reduced[d] ? 1 : xs[d]);
+    }
+    last_reduced = reduced[d];
+  }
+  if (src == dst) return run_copy(p, "copy (nothing to reduce)", 0, 0);
+  memory::desc x = plain(Shape(src)), y = plain(Shape(dst));
+  algorithm alg = op.kind == ReduceKind::sum ? algorithm::reduction_sum : algorithm::reduction_mean;
+  auto pd = or_reject(p, "reduction of " + xs.to_string(), [&] {
+    return dnnl::reduction::primitive_desc({alg, x, y, 0.f, 0.f}, user_scratchpad(), engine());
+  });
+  run_primitive<dnnl::reduction>(p, "reduction", pd, {{DNNL_ARG_SRC, x, From::input, 0}, {DNNL_ARG_DST, y, From::output, 0}});
+}
+
+}  // namespace autograph::cpu::builtin
