@@ -28,6 +28,10 @@
 // is prepared it prints {"ready": model}, then each line "round" on stdin runs one round and
 // prints its samples as one JSON line; "next" (or the end of input) finishes the model.
 #include <autograph/cpu/baselines.hpp>
+// The built-in ops' oneDNN kernels: without this header lower() instantiates with every op on
+// its reference kernel (cpu::Kernel<Op> is specialised there), and which instantiation the
+// program ends up with depends on the link order.
+#include <autograph/cpu/ops.hpp>
 #include <autograph/cpu/runtime.hpp>
 #include <autograph/io/onnx/exporter.hpp>
 #include <autograph/models/zoo.hpp>
@@ -44,6 +48,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -176,10 +181,13 @@ class ModelBench {
     return {{"model", model_}, {"round", round_}, {"samples", samples}};
   }
 
+  std::set<std::string> const& fallbacks() const { return fallbacks_; }
+
   json results() const {
     json r = json::array();
     for (auto const& c : configs_)
       r.push_back({{"model", model_},
+                   {"reference_kernels", fallbacks_},
                    {"config", c.name},
                    {"median_ms", cpu::median(c.samples)},
                    {"samples", c.samples.size()},
@@ -203,6 +211,7 @@ class ModelBench {
     p.streams = sg.schedule.streams.size();
     p.note = std::move(note);
     p.exe.emplace(cpu::lower(sg.graph, cpu::LowerOptions{.random_weights = a_.weight_seed}), sg.schedule, cpu::ExecOptions{.cores = cores_});
+    for (auto const& f : p.exe->graph().fallbacks()) fallbacks_.insert(f.substr(0, f.find(' ')));
     // Optimized graphs keep the model's inputs (same shapes, same order): the same data for all.
     p.exe->write_inputs(inputs_);
     configs_.push_back(std::move(p));
@@ -213,6 +222,7 @@ class ModelBench {
   Graph<> graph_;
   std::vector<Tensor> inputs_;
   std::vector<Prepared> configs_;
+  std::set<std::string> fallbacks_;  // ops that run on their reference kernel (allocating on every run)
   int round_ = 0;
   int cores_ = 0;
   double prepare_seconds_ = 0;
@@ -226,6 +236,7 @@ int run(Args const& a) {
   for (auto const& m : a.models) {
     ModelBench b(m, a, taso);
     progress(m + ": prepared in " + std::to_string(b.prepare_seconds()) + " s");
+    for (auto const& f : b.fallbacks()) progress(m + ": " + f + " runs on its reference kernel");
     if (!a.onnx_dir.empty()) b.export_for_peers(a.onnx_dir);
     if (a.serve) {
       std::cout << json{{"ready", m}}.dump() << std::endl;
