@@ -8,7 +8,7 @@
 # builds cpu_bench (Release, build-cpu-bench/), then runs benchmark/peers/cpu_peers.py: per
 # model our searches, then interleaved rounds of ours and the peers. Writes
 # benchmark/results/cpu-<date>.md and .json. Extra settings through the environment:
-# ROUNDS, RUNS, SEARCH_S, BUDGET_MS, IOS_BUDGET_MS, TASO, BUILD_DIR (a rule file; default the shared one
+# ROUNDS, RUNS, SEARCH_S, BUDGET_MS, IOS_BUDGET_MS, IOS_MAX_STATES, IOS_R, TASO, BUILD_DIR (a rule file; default the shared one
 # when present). The peers are benchmark dependencies only: no test needs them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,6 +43,7 @@ if [ -z "${TASO+set}" ] && [ -f "$root/../shared/data/taso/graph_subst.pb" ]; th
 stamp=$(date -u +%Y-%m-%d)
 mkdir -p "$root/benchmark/results"
 /usr/bin/python3 "$root/benchmark/peers/cpu_peers.py" --cpu-bench "$build/benchmark/cpu_bench" --work "$work" \
-  --out "$root/benchmark/results/cpu-$stamp" --models "$models" --rounds "${ROUNDS:-5}" --runs "${RUNS:-20}" \
-  --search-s "${SEARCH_S:-30}" --budget-ms "${BUDGET_MS:-1500}" --ios-budget-ms "${IOS_BUDGET_MS:-10}" --taso "$taso"
+  --out "$root/benchmark/results/cpu-$stamp" --models "$models" --rounds "${ROUNDS:-3}" --runs "${RUNS:-20}" \
+  --search-s "${SEARCH_S:-15}" --budget-ms "${BUDGET_MS:-1000}" --ios-budget-ms "${IOS_BUDGET_MS:-5}" --ios-max-states "${IOS_MAX_STATES:-300}" \
+  --ios-max-group-kernels "${IOS_R:-2}" --taso "$taso"
 echo "cpu-peers: done in $(( ($(date +%s) - started) / 60 )) min $(( ($(date +%s) - started) % 60 )) s; results in benchmark/results/cpu-$stamp.md" >&2

@@ -71,6 +71,8 @@ struct Args {
   double measure_budget_ms = 1000;  // per measurement inside the searches
   double ios_budget_ms = 20;        // per IOS stage measurement (at least 5 runs)
   std::size_t ios_max_states = 3'000;
+  std::size_t ios_max_group_kernels = 3;  // IOS's r, kernels per group
+  std::size_t ios_max_groups = 0;   // IOS's s, concurrent groups per stage; 0: the cores (more cannot run at once)
   std::uint64_t weight_seed = 1;
   bool serve = false;
 };
@@ -125,10 +127,13 @@ class ModelBench {
 
     progress(model_ + ": IOS (stage measurements of at most " + std::to_string(a.ios_budget_ms) + " ms)");
     cpu::CpuRuntime ios_rt(cpu::CpuRuntimeOptions{.warmup = 1, .budget_ms = a.ios_budget_ms, .weight_seed = a.weight_seed});
-    schedule::Ios ios{.options = {.max_block_states = a.ios_max_states}};
+    schedule::Ios ios{.options = {.max_group_kernels = a.ios_max_group_kernels,
+                                  .max_groups = a.ios_max_groups > 0 ? a.ios_max_groups : static_cast<std::size_t>(cores_), .max_block_states = a.ios_max_states}};
     auto r = ios.run(graph_, ios_rt);
-    std::string ios_note = std::to_string(r.stages.size()) + " stages, " + std::to_string(r.stats.merges) + " merges, " +
+    std::string ios_note = "r = " + std::to_string(ios.options.max_group_kernels) + ", s = " + std::to_string(ios.options.max_groups) + ", " +
+                           std::to_string(ios.options.max_block_states) + " states per block: " + std::to_string(r.stages.size()) + " stages, " + std::to_string(r.stats.merges) + " merges, " +
                            std::to_string(r.stats.stages_measured) + " stages measured, " + std::to_string(r.stats.blocks) + " blocks";
+    progress(model_ + ": IOS took " + std::to_string(r.stats.search_seconds) + " s: " + ios_note);
     add("ios", ScheduledGraph<BuiltinOps>{std::move(r.graph), std::move(r.schedule), "ios", r.stats.search_seconds}, r.stats.search_seconds,
         ios_note);
 
@@ -289,6 +294,8 @@ int main(int argc, char** argv) {
   app.add_option("--measure-budget-ms", a.measure_budget_ms, "budget of one measurement inside the searches")->check(CLI::PositiveNumber);
   app.add_option("--ios-budget-ms", a.ios_budget_ms, "budget of one IOS stage measurement")->check(CLI::PositiveNumber);
   app.add_option("--ios-max-states", a.ios_max_states, "IOS: DP states one block may have")->check(CLI::PositiveNumber);
+  app.add_option("--ios-max-group-kernels", a.ios_max_group_kernels, "IOS: kernels per group (r)")->check(CLI::PositiveNumber);
+  app.add_option("--ios-max-groups", a.ios_max_groups, "IOS: concurrent groups per stage (s); 0: the cores")->check(CLI::NonNegativeNumber);
   app.add_option("--weight-seed", a.weight_seed, "seed of the random weights and inputs");
   app.add_flag("--serve", a.serve, "take rounds from stdin (benchmark/cpu-peers.sh)");
   try {

@@ -68,7 +68,8 @@ def bench_model(model, a):
     res = {"model": model, "ours": {}, "peers": {}, "checks": {}, "errors": {}}
     cmd = [a.cpu_bench, "--models", model, "--serve", "--onnx-dir", a.work, "--out", os.path.join(a.work, f"{model}.ours.json"),
            "--runs", str(a.runs), "--warmup", str(a.warmup), "--search-s", str(a.search_s), "--ios-budget-ms", str(a.ios_budget_ms),
-           "--ios-max-states", str(a.ios_max_states), "--round-budget-ms", str(int(a.budget_ms))]
+           "--ios-max-states", str(a.ios_max_states), "--ios-max-group-kernels", str(a.ios_max_group_kernels),
+           "--round-budget-ms", str(int(a.budget_ms))]
     if a.taso:
         cmd += ["--taso", a.taso]
     # Our runtime gives each stream its own OpenMP team; libgomp's default wait policy keeps an
@@ -152,9 +153,13 @@ def markdown(results, env):
              f"- Load: `uptime` before: {env['load_before']}; after: {env['load_after']}. {env['load_note']}",
              f"- Batch 1, the zoo's published resolution, random weights. {env['rounds']} interleaved rounds; per round each system "
              f"{env['runs']} timed runs (or {env['budget_ms']:.0f} ms, at least 5) after {env['warmup']} warm-up runs. Median of all samples, ms.",
-             f"- Searches: TASO and AutoGraph {env['search_s']:.0f} s each, IOS stage measurements ≤ {env['ios_budget_ms']:.0f} ms, "
-             f"{env['ios_max_states']} DP states per block; TASO rules: {env['taso']}.",
-             f"- Whole run: {env['seconds'] / 60:.1f} min.", "",
+             f"- Searches: TASO and AutoGraph a time limit of {env['search_s']:.0f} s each (checked between steps: they run over it); "
+             f"IOS capped to fit the run: at most {env['ios_r']} kernels per group (r), the cores' count of groups per stage (s), "
+             f"{env['ios_max_states']} DP states per block, each stage measured for ≤ {env['ios_budget_ms']:.0f} ms (at least 5 runs); "
+             f"TASO rules: {env['taso']}.",
+             f"- Ours ran with `OMP_WAIT_POLICY={env['omp_wait_policy']}` (each stream has its own OpenMP team; spinning idle teams "
+             "starve the running streams on few cores); the peers ran with their defaults.",
+             f"- Code: autograph {env['commit']}. Whole run: {env['seconds'] / 60:.1f} min.", "",
              "| model | " + " | ".join(TITLES[c] for c in OURS + PEERS) + " | AutoGraph vs " + " | vs ".join(TITLES[c] for c in OURS[:-1] + PEERS) + " |",
              "|---" * (1 + len(OURS) + len(PEERS) + len(OURS) - 1 + len(PEERS)) + "|"]
     for r in results:
@@ -175,6 +180,8 @@ def markdown(results, env):
     lines += ["", "Our configurations' notes (search stop reasons, IOS statistics):", ""]
     for r in results:
         for c in OURS:
+            if c in r["ours"] and r["ours"][c].get("reference_kernels"):
+                lines.append(f"- {r['model']} {c}: ops on their reference kernels: {', '.join(r['ours'][c]['reference_kernels'])}")
             if c in r["ours"] and r["ours"][c].get("note"):
                 lines.append(f"- {r['model']} {c}: {r['ours'][c]['note']} ({r['ours'][c]['operators']} operators, {r['ours'][c]['streams']} streams)")
     return "\n".join(lines) + "\n"
@@ -186,13 +193,14 @@ def main():
     p.add_argument("--work", required=True, help="where the ONNX files and per-model results go")
     p.add_argument("--out", required=True, help="results path without extension (.md and .json are written)")
     p.add_argument("--models", default="inception_v3,nasnet_a_mobile,randwire_ws,resnet50,bert,squeezenet1_1,resnext50_32x4d,vit_b_16")
-    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--warmup", type=int, default=2)
-    p.add_argument("--budget-ms", type=float, default=1500, help="per system per round")
-    p.add_argument("--search-s", type=float, default=30)
-    p.add_argument("--ios-budget-ms", type=float, default=10)
-    p.add_argument("--ios-max-states", type=int, default=3000)
+    p.add_argument("--budget-ms", type=float, default=1000, help="per system per round")
+    p.add_argument("--search-s", type=float, default=15)
+    p.add_argument("--ios-budget-ms", type=float, default=5)
+    p.add_argument("--ios-max-states", type=int, default=300)
+    p.add_argument("--ios-max-group-kernels", type=int, default=2)
     p.add_argument("--taso", default="")
     p.add_argument("--tolerance", type=float, default=1e-4)
     p.add_argument("--peer-timeout", type=float, default=300)
@@ -216,8 +224,10 @@ def main():
                               "during the run, so absolute numbers are noisier and slower than on a quiet machine; the rounds "
                               "interleave the systems so that the load falls on all of them alike.") if high else "The machine was otherwise quiet.",
                 "rounds": a.rounds, "runs": a.runs, "warmup": a.warmup, "budget_ms": a.budget_ms, "search_s": a.search_s,
-                "ios_budget_ms": a.ios_budget_ms, "ios_max_states": a.ios_max_states, "taso": a.taso or "built-in only",
-                "seconds": time.time() - t0, "python": platform.python_version()})
+                "ios_budget_ms": a.ios_budget_ms, "ios_max_states": a.ios_max_states, "ios_r": a.ios_max_group_kernels, "taso": a.taso or "built-in only",
+                "seconds": time.time() - t0, "python": platform.python_version(),
+                "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "passive"),
+                "commit": subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()})
     for r in results:
         for k, v in r.get("versions", {}).items():
             env["ort" if k == "ort" else "torch"] = v
