@@ -365,6 +365,12 @@ std::vector<double> CpuExecutable::time(int warmup, int runs, double budget_ms) 
 int CpuExecutable::threads(NodeId id) const { return id < impl_->node_threads.size() ? impl_->node_threads[id] : 0; }
 std::size_t CpuExecutable::streams() const { return impl_->streams.size(); }
 ArenaPlan const& CpuExecutable::arena() const { return impl_->memory.arena; }
+std::optional<std::size_t> CpuExecutable::arena_offset(Value v) const {
+  auto const& g = *impl_->graph;
+  std::uint32_t id = g.value(v);
+  if (impl_->memory.request_of[id] == MemoryPlan::npos) return std::nullopt;
+  return impl_->memory.offset(g, id);
+}
 CpuGraph const& CpuExecutable::graph() const { return *impl_->graph; }
 std::vector<std::string> CpuExecutable::steps(NodeId id) const {
   for (auto const& s : impl_->streams)

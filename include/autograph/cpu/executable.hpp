@@ -15,6 +15,7 @@
 // (an atomic flag per kernel, set with release and read with acquire) — no global barrier.
 // Compiled once, in the autograph_cpu library (src/cpu/executable.cpp).
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -65,6 +66,9 @@ class CpuExecutable {
   int threads(NodeId id) const;
   std::size_t streams() const;
   ArenaPlan const& arena() const;
+  /// Where value `v` of the graph lives in the arena (bytes from its start); nullopt for a
+  /// value outside it (an input, a constant, an empty tensor).
+  std::optional<std::size_t> arena_offset(Value v) const;
   CpuGraph const& graph() const;
   /// What node `id` runs ("oneDNN convolution (jit:avx2)"), one entry per step.
   std::vector<std::string> steps(NodeId id) const;

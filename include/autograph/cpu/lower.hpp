@@ -20,6 +20,7 @@
 #include "autograph/cost/op_cost_model.hpp"
 #include "autograph/cpu/kernel.hpp"
 #include "autograph/cpu/lowered_graph.hpp"
+#include "autograph/cpu/ops.hpp"
 #include "autograph/graph/graph.hpp"
 #include "autograph/graph/stats.hpp"
 #include "autograph/graph/topological_order.hpp"

@@ -11,6 +11,8 @@
 // ReferenceExecutor). Weights without data get reproducible random data when measuring
 // (timing does not depend on values); compile() requires real data, like the reference executor.
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -103,10 +105,14 @@ class BasicCpuRuntime {
     options_.cores = cores_;
   }
 
-  /// "measured (CPU, Intel(R) Xeon(R) ..., 2 cores, median of 50 runs)"
+  /// "measured (CPU, Intel(R) Xeon(R) ..., 2 cores, median of 50 runs)"; it says so when
+  /// OpenMP's threads spin between kernels (OMP_WAIT_POLICY not passive), which slows
+  /// concurrent streams down (tools/autograph/main.cpp).
   std::string kind() const {
+    char const* policy = std::getenv("OMP_WAIT_POLICY");
+    bool passive = policy && std::string_view(policy) == "passive";
     return "measured (CPU, " + cpu_model_name() + ", " + std::to_string(cores_) + (cores_ == 1 ? " core" : " cores") + ", median of " +
-           std::to_string(options_.runs) + " runs)";
+           std::to_string(options_.runs) + " runs" + (passive ? "" : ", OpenMP threads spin: set OMP_WAIT_POLICY=passive") + ")";
   }
   int cores() const { return cores_; }
   CpuRuntimeOptions const& options() const { return options_; }
