@@ -28,10 +28,6 @@
 // is prepared it prints {"ready": model}, then each line "round" on stdin runs one round and
 // prints its samples as one JSON line; "next" (or the end of input) finishes the model.
 #include <autograph/cpu/baselines.hpp>
-// The built-in ops' oneDNN kernels: without this header lower() instantiates with every op on
-// its reference kernel (cpu::Kernel<Op> is specialised there), and which instantiation the
-// program ends up with depends on the link order.
-#include <autograph/cpu/ops.hpp>
 #include <autograph/cpu/runtime.hpp>
 #include <autograph/io/onnx/exporter.hpp>
 #include <autograph/models/zoo.hpp>
