@@ -1,0 +1,244 @@
+#!/usr/bin/python3
+"""Drives the CPU benchmark's rounds (benchmark/cpu-peers.sh runs it; see benchmark/README-cpu.md).
+
+Per model: cpu_bench --serve searches and prepares our five configurations and writes the
+model's ONNX, inputs and our outputs; the peers are checked against them (onnxruntime against
+our outputs, PyTorch against onnxruntime's, normwise <= 1e-4); then --rounds rounds, the
+systems' order rotating each round: our process times one round of its configurations, and
+each peer (ort-seq, ort-par, torch-eager, torch-script) runs in a fresh process that loads the
+model, warms up and times. A system's latency is the median of all its samples over the
+rounds. Writes <out>.json and <out>.md.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OURS = ["sequential", "nimble", "ios", "taso+nimble", "autograph"]
+PEERS = ["ort-seq", "ort-par", "torch-eager", "torch-script"]
+TITLES = {"sequential": "ours sequential", "nimble": "Nimble", "ios": "IOS", "taso+nimble": "TASO+Nimble", "autograph": "AutoGraph",
+          "ort-seq": "ort sequential", "ort-par": "ort parallel", "torch-eager": "torch eager", "torch-script": "TorchScript"}
+
+
+def log(msg):
+    print(f"[cpu-peers {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def peer_command(system, manifest, a, check=False):
+    budget = str(int(a.budget_ms))
+    if system.startswith("ort-"):
+        mode = "sequential" if system == "ort-seq" else "parallel"
+        cmd = ["node", os.path.join(HERE, "ort_bench.js"), manifest, mode, str(a.cores), str(a.runs), str(a.warmup), budget]
+        return cmd + (["--write-outputs"] if check else [])
+    mode = "eager" if system == "torch-eager" else "torchscript"
+    cmd = ["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), manifest, mode, str(a.cores), str(a.runs), str(a.warmup), budget]
+    return cmd + (["--check"] if check else [])
+
+
+def run_peer(system, manifest, a, check=False):
+    """The peer's JSON line, or an error string naming why it did not run."""
+    try:
+        p = subprocess.run(peer_command(system, manifest, a, check), capture_output=True, text=True, timeout=a.peer_timeout)
+    except subprocess.TimeoutExpired:
+        return None, f"no result within {a.peer_timeout:.0f} s"
+    lines = [l for l in p.stdout.splitlines() if l.startswith("{")]
+    if p.returncode != 0 or not lines:
+        tail = (p.stderr.strip().splitlines() or ["(no message)"])[-1]
+        return None, f"exit {p.returncode}: {tail}" + (f" ({lines[-1]})" if lines else "")
+    return json.loads(lines[-1]), None
+
+
+def normwise(a_path, b_path):
+    import numpy as np  # the check only; python3-numpy comes with python3-torch
+    a, b = np.fromfile(a_path, dtype=np.float32), np.fromfile(b_path, dtype=np.float32)
+    if a.size != b.size:
+        return float("inf")
+    return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-30))
+
+
+def bench_model(model, a):
+    t0 = time.time()
+    res = {"model": model, "ours": {}, "peers": {}, "checks": {}, "errors": {}}
+    cmd = [a.cpu_bench, "--models", model, "--serve", "--onnx-dir", a.work, "--out", os.path.join(a.work, f"{model}.ours.json"),
+           "--runs", str(a.runs), "--warmup", str(a.warmup), "--search-s", str(a.search_s), "--ios-budget-ms", str(a.ios_budget_ms),
+           "--ios-max-states", str(a.ios_max_states), "--ios-max-group-kernels", str(a.ios_max_group_kernels),
+           "--round-budget-ms", str(int(a.budget_ms))]
+    if a.taso:
+        cmd += ["--taso", a.taso]
+    # Our runtime gives each stream its own OpenMP team; libgomp's default wait policy keeps an
+    # idle team spinning, which on few cores takes them from the streams that run (squeezenet1_1
+    # on 2 cores: Nimble 32.5 ms spinning vs 8.7 ms passive). The peers keep their defaults.
+    env = dict(os.environ, OMP_WAIT_POLICY=os.environ.get("OMP_WAIT_POLICY", "passive"))
+    ours = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    line = ours.stdout.readline()
+    if not line.startswith("{"):
+        ours.wait()
+        raise SystemExit(f"cpu_bench failed on {model} (exit {ours.returncode})")
+    res["prepare_s"] = time.time() - t0
+    manifest = os.path.join(a.work, f"{model}.io.json")
+    with open(manifest) as f:
+        io = json.load(f)
+
+    # Correctness before timing: onnxruntime against our outputs, PyTorch against onnxruntime.
+    systems = ["ours"]
+    out, err = run_peer("ort-seq", manifest, a, check=True)
+    if err:
+        res["errors"]["ort"] = err
+    else:
+        worst = max(normwise(os.path.join(a.work, f"{model}.ort.out{k}.bin"), os.path.join(a.work, o["file"])) for k, o in enumerate(io["outputs"]))
+        res["checks"]["ort_vs_ours"] = worst
+        if worst > a.tolerance:
+            res["errors"]["ort"] = f"outputs differ from ours by {worst:.3g} (normwise)"
+        else:
+            systems += ["ort-seq", "ort-par"]
+    if "ort" not in res["errors"]:
+        out, err = run_peer("torch-eager", manifest, a, check=True)
+        if err:
+            res["errors"]["torch"] = err
+        else:
+            res["checks"]["torch_vs_ort"] = out["normwise_vs_ort"]
+            systems += ["torch-eager", "torch-script"]
+    for k, v in res["errors"].items():
+        log(f"{model}: {k} left out: {v}")
+
+    samples = {s: [] for s in systems if s != "ours"}
+    for r in range(a.rounds):
+        order = systems[r % len(systems):] + systems[:r % len(systems)]
+        for s in order:
+            if s == "ours":
+                ours.stdin.write("round\n")
+                ours.stdin.flush()
+                got = json.loads(ours.stdout.readline())
+                res["ours_rounds"] = res.get("ours_rounds", []) + [{c: statistics.median(v) for c, v in got["samples"].items()}]
+            elif s in samples:
+                out, err = run_peer(s, manifest, a)
+                if err:
+                    res["errors"][s] = err
+                    log(f"{model}: {s} failed in round {r + 1}: {err}")
+                    del samples[s]
+                else:
+                    samples[s] += out["samples"]
+                    res.setdefault("versions", {})[s.split("-")[0]] = out["version"]
+        log(f"{model}: round {r + 1}/{a.rounds} done")
+    ours.stdin.write("next\n")
+    ours.stdin.close()
+    if ours.wait() != 0:
+        raise SystemExit(f"cpu_bench failed on {model} (exit {ours.returncode})")
+    with open(os.path.join(a.work, f"{model}.ours.json")) as f:
+        o = json.load(f)
+    res["meta"] = o["meta"]
+    for x in o["results"]:
+        res["ours"][x["config"]] = x
+    for s, v in samples.items():
+        res["peers"][s] = {"median_ms": statistics.median(v), "samples": len(v)}
+    res["seconds"] = time.time() - t0
+    return res
+
+
+def ratio(a, b):
+    return f"{b / a:.2f}x" if a and b else "—"
+
+
+def markdown(results, env):
+    lines = [f"# CPU benchmark, {env['date']}", "",
+             f"- CPU: {env['cpu']}, {env['cores']} cores (`/proc/cpuinfo`, `nproc`)",
+             f"- oneDNN {env['onednn']} (ours), onnxruntime-node {env.get('ort', '?')}, PyTorch {env.get('torch', '?')} (Debian), {env['compiler']}",
+             f"- Load: `uptime` before: {env['load_before']}; after: {env['load_after']}. {env['load_note']}",
+             f"- Batch 1, the zoo's published resolution, random weights. {env['rounds']} interleaved rounds; per round each system "
+             f"{env['runs']} timed runs (or {env['budget_ms']:.0f} ms, at least 5) after {env['warmup']} warm-up runs. Median of all samples, ms.",
+             f"- Searches: TASO and AutoGraph a time limit of {env['search_s']:.0f} s each (checked between steps: they run over it); "
+             f"IOS capped to fit the run: at most {env['ios_r']} kernels per group (r), the cores' count of groups per stage (s), "
+             f"{env['ios_max_states']} DP states per block, each stage measured for ≤ {env['ios_budget_ms']:.0f} ms (at least 5 runs); "
+             f"TASO rules: {env['taso']}.",
+             f"- Ours ran with `OMP_WAIT_POLICY={env['omp_wait_policy']}` (each stream has its own OpenMP team; spinning idle teams "
+             "starve the running streams on few cores); the peers ran with their defaults.",
+             f"- Code: autograph {env['commit']}. Whole run: {env['seconds'] / 60:.1f} min.", "",
+             "| model | " + " | ".join(TITLES[c] for c in OURS + PEERS) + " | AutoGraph vs " + " | vs ".join(TITLES[c] for c in OURS[:-1] + PEERS) + " |",
+             "|---" * (1 + len(OURS) + len(PEERS) + len(OURS) - 1 + len(PEERS)) + "|"]
+    for r in results:
+        lat = {c: r["ours"][c]["median_ms"] for c in OURS if c in r["ours"]}
+        lat.update({s: v["median_ms"] for s, v in r["peers"].items()})
+        ag = lat.get("autograph")
+        cells = [f"{lat[c]:.2f}" if c in lat else "—" for c in OURS + PEERS]
+        ratios = [ratio(ag, lat.get(c)) for c in OURS[:-1] + PEERS]
+        lines.append(f"| {r['model']} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+    lines += ["", "Ratios are the other system's latency over AutoGraph's (> 1: AutoGraph is faster).", "",
+              "| model | search s (IOS / TASO / AutoGraph) | model s (all) | ort vs ours | torch vs ort | left out |", "|---|---|---|---|---|---|"]
+    for r in results:
+        s = " / ".join(f"{r['ours'][c]['search_seconds']:.0f}" for c in ("ios", "taso+nimble", "autograph") if c in r["ours"])
+        ch = r["checks"]
+        fmt = lambda k: f"{ch[k]:.1e}" if k in ch else "—"  # noqa: E731
+        errs = "; ".join(f"{k}: {v}" for k, v in r["errors"].items()) or "none"
+        lines.append(f"| {r['model']} | {s} | {r['seconds']:.0f} | {fmt('ort_vs_ours')} | {fmt('torch_vs_ort')} | {errs} |")
+    lines += ["", "Our configurations' notes (search stop reasons, IOS statistics):", ""]
+    for r in results:
+        for c in OURS:
+            if c in r["ours"] and r["ours"][c].get("reference_kernels"):
+                lines.append(f"- {r['model']} {c}: ops on their reference kernels: {', '.join(r['ours'][c]['reference_kernels'])}")
+            if c in r["ours"] and r["ours"][c].get("note"):
+                lines.append(f"- {r['model']} {c}: {r['ours'][c]['note']} ({r['ours'][c]['operators']} operators, {r['ours'][c]['streams']} streams)")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--cpu-bench", required=True)
+    p.add_argument("--work", required=True, help="where the ONNX files and per-model results go")
+    p.add_argument("--out", required=True, help="results path without extension (.md and .json are written)")
+    p.add_argument("--models", default="inception_v3,nasnet_a_mobile,randwire_ws,resnet50,bert,squeezenet1_1,resnext50_32x4d,vit_b_16")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--runs", type=int, default=20)
+    p.add_argument("--warmup", type=int, default=2)
+    p.add_argument("--budget-ms", type=float, default=1000, help="per system per round")
+    p.add_argument("--search-s", type=float, default=15)
+    p.add_argument("--ios-budget-ms", type=float, default=5)
+    p.add_argument("--ios-max-states", type=int, default=300)
+    p.add_argument("--ios-max-group-kernels", type=int, default=2)
+    p.add_argument("--taso", default="")
+    p.add_argument("--tolerance", type=float, default=1e-4)
+    p.add_argument("--peer-timeout", type=float, default=300)
+    a = p.parse_args()
+    a.cores = len(os.sched_getaffinity(0))
+    os.makedirs(a.work, exist_ok=True)
+    t0 = time.time()
+    load_before = open("/proc/loadavg").read().split()[:3]
+    results = []
+    for m in a.models.split(","):
+        log(f"{m}: searching and preparing")
+        results.append(bench_model(m, a))
+        with open(a.out + ".partial.json", "w") as f:
+            json.dump(results, f, indent=1)
+    load_after = open("/proc/loadavg").read().split()[:3]
+    high = max(float(x) for x in load_before + load_after) > a.cores
+    env = dict(results[0]["meta"])
+    env.update({"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                "load_before": " ".join(load_before), "load_after": " ".join(load_after),
+                "load_note": (f"The load average exceeded the {a.cores} cores: other processes (builds) ran on this shared machine "
+                              "during the run, so absolute numbers are noisier and slower than on a quiet machine; the rounds "
+                              "interleave the systems so that the load falls on all of them alike.") if high else "The machine was otherwise quiet.",
+                "rounds": a.rounds, "runs": a.runs, "warmup": a.warmup, "budget_ms": a.budget_ms, "search_s": a.search_s,
+                "ios_budget_ms": a.ios_budget_ms, "ios_max_states": a.ios_max_states, "ios_r": a.ios_max_group_kernels, "taso": a.taso or "built-in only",
+                "seconds": time.time() - t0, "python": platform.python_version(),
+                "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "passive"),
+                "commit": subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()})
+    for r in results:
+        for k, v in r.get("versions", {}).items():
+            env["ort" if k == "ort" else "torch"] = v
+    with open(a.out + ".json", "w") as f:
+        json.dump({"env": env, "results": results}, f, indent=1)
+    md = markdown(results, env)
+    with open(a.out + ".md", "w") as f:
+        f.write(md)
+    os.remove(a.out + ".partial.json")
+    print(md)
+
+
+if __name__ == "__main__":
+    main()
