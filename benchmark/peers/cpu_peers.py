@@ -74,9 +74,9 @@ def bench_model(model, a):
         cmd += ["--taso", a.taso]
     # Our runtime gives each stream its own OpenMP team; libgomp's default wait policy keeps an
     # idle team spinning, which on few cores takes them from the streams that run (squeezenet1_1
-    # on 2 cores: Nimble 32.5 ms spinning vs 8.7 ms passive). The peers keep their defaults.
-    env = dict(os.environ, OMP_WAIT_POLICY=os.environ.get("OMP_WAIT_POLICY", "passive"))
-    ours = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    # on 2 cores: Nimble 32.5 ms spinning vs 8.7 ms passive).
+    # PyTorch (Debian's build uses libgomp too) runs under the same policy: main() sets it for every process.
+    ours = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     line = ours.stdout.readline()
     if not line.startswith("{"):
         ours.wait()
@@ -126,7 +126,8 @@ def bench_model(model, a):
                 else:
                     samples[s] += out["samples"]
                     res.setdefault("versions", {})[s.split("-")[0]] = out["version"]
-        log(f"{model}: round {r + 1}/{a.rounds} done")
+        res["load"] = res.get("load", []) + [float(open("/proc/loadavg").read().split()[0])]
+        log(f"{model}: round {r + 1}/{a.rounds} done (load {res['load'][-1]})")
     ours.stdin.write("next\n")
     ours.stdin.close()
     if ours.wait() != 0:
@@ -150,15 +151,15 @@ def markdown(results, env):
     lines = [f"# CPU benchmark, {env['date']}", "",
              f"- CPU: {env['cpu']}, {env['cores']} cores (`/proc/cpuinfo`, `nproc`)",
              f"- oneDNN {env['onednn']} (ours), onnxruntime-node {env.get('ort', '?')}, PyTorch {env.get('torch', '?')} (Debian), {env['compiler']}",
-             f"- Load: `uptime` before: {env['load_before']}; after: {env['load_after']}. {env['load_note']}",
+             f"- Load: `uptime` before: {env['load_before']}; after: {env['load_after']}; highest 1-minute load after a round: {env['load_peak']:.1f}. {env['load_note']}",
              f"- Batch 1, the zoo's published resolution, random weights. {env['rounds']} interleaved rounds; per round each system "
              f"{env['runs']} timed runs (or {env['budget_ms']:.0f} ms, at least 5) after {env['warmup']} warm-up runs. Median of all samples, ms.",
              f"- Searches: TASO and AutoGraph a time limit of {env['search_s']:.0f} s each (checked between steps: they run over it); "
              f"IOS capped to fit the run: at most {env['ios_r']} kernels per group (r), the cores' count of groups per stage (s), "
              f"{env['ios_max_states']} DP states per block, each stage measured for ≤ {env['ios_budget_ms']:.0f} ms (at least 5 runs); "
              f"TASO rules: {env['taso']}.",
-             f"- Ours ran with `OMP_WAIT_POLICY={env['omp_wait_policy']}` (each stream has its own OpenMP team; spinning idle teams "
-             "starve the running streams on few cores); the peers ran with their defaults.",
+             f"- Every process ran with `OMP_WAIT_POLICY={env['omp_wait_policy']}` (ours: each stream has its own OpenMP team, and "
+             "spinning idle teams starve the running streams on few cores; PyTorch uses libgomp too; onnxruntime has its own pool).",
              f"- Code: autograph {env['commit']}. Whole run: {env['seconds'] / 60:.1f} min.", "",
              "| model | " + " | ".join(TITLES[c] for c in OURS + PEERS) + " | AutoGraph vs " + " | vs ".join(TITLES[c] for c in OURS[:-1] + PEERS) + " |",
              "|---" * (1 + len(OURS) + len(PEERS) + len(OURS) - 1 + len(PEERS)) + "|"]
@@ -206,6 +207,9 @@ def main():
     p.add_argument("--peer-timeout", type=float, default=300)
     a = p.parse_args()
     a.cores = len(os.sched_getaffinity(0))
+    # Every process (ours, PyTorch; onnxruntime has its own thread pool) waits passively: under
+    # load a spinning libgomp team slowed PyTorch's SqueezeNet from 27 ms to 46-65 ms.
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     os.makedirs(a.work, exist_ok=True)
     t0 = time.time()
     load_before = open("/proc/loadavg").read().split()[:3]
@@ -216,10 +220,11 @@ def main():
         with open(a.out + ".partial.json", "w") as f:
             json.dump(results, f, indent=1)
     load_after = open("/proc/loadavg").read().split()[:3]
-    high = max(float(x) for x in load_before + load_after) > a.cores
+    peak = max([float(x) for x in load_before + load_after] + [l for r in results for l in r.get("load", [])])
+    high = peak > a.cores
     env = dict(results[0]["meta"])
     env.update({"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                "load_before": " ".join(load_before), "load_after": " ".join(load_after),
+                "load_before": " ".join(load_before), "load_after": " ".join(load_after), "load_peak": peak,
                 "load_note": (f"The load average exceeded the {a.cores} cores: other processes (builds) ran on this shared machine "
                               "during the run, so absolute numbers are noisier and slower than on a quiet machine; the rounds "
                               "interleave the systems so that the load falls on all of them alike.") if high else "The machine was otherwise quiet.",
