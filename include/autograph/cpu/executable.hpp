@@ -10,7 +10,8 @@
 //     device-neutral memory planner from the schedule's happens-before relation, and every
 //     pointer is bound;
 //   - one worker thread per stream beyond the first (the caller runs stream 0).
-// A run then allocates nothing and creates nothing: each stream runs its kernels in order,
+// A run then creates nothing and our code allocates nothing (oneDNN's execute builds its own
+// argument map inside; an op on its reference kernel allocates): each stream runs its kernels in order,
 // and a kernel that waits for another stream's kernel blocks until that kernel has finished
 // (an atomic flag per kernel, set with release and read with acquire) — no global barrier.
 // Compiled once, in the autograph_cpu library (src/cpu/executable.cpp).
@@ -56,7 +57,7 @@ class CpuExecutable {
   std::vector<Tensor> run(std::span<Tensor const> inputs);
   /// Copies `inputs` into the input buffers, which keep them for every later run().
   void write_inputs(std::span<Tensor const> inputs);
-  /// One run on the inputs already written. Allocates nothing.
+  /// One run on the inputs already written. Our code allocates nothing (see the header comment).
   void run();
   /// Wall-clock milliseconds of runs: `warmup` untimed, then `runs` timed runs, or fewer (at
   /// least 5) once the timed runs sum to `budget_ms` (0: no budget).
