@@ -77,14 +77,7 @@ std::shared_ptr<CpuGraph const> lower(Graph<Set> const& g, LowerOptions const& o
   auto constant = weight_only_nodes(g);
   auto kernel = kernel_mask(g);
 
-  // The constant outputs a run reads: those of a non-constant reader or a graph output.
-  std::set<Value> needed;
-  for (NodeId id : order)
-    if (!constant[id])
-      for (Value v : g[id].inputs)
-        if (constant[v.node]) needed.insert(v);
-  for (Value v : g.outputs())
-    if (constant[v.node]) needed.insert(v);
+  std::set<Value> needed = constant_values_read(g, order, constant);
 
   auto cg = std::make_shared<CpuGraph>();
   cg->id_bound = g.id_bound();

@@ -13,8 +13,6 @@
 // (copies - 1). That cancels the fixed cost of a run (waking nothing, copying nothing) and
 // keeps each kernel's own dispatch, which is what a kernel costs inside a model.
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -28,6 +26,7 @@
 #include "autograph/cpu/runtime.hpp"
 #include "autograph/graph/stats.hpp"
 #include "autograph/graph/topological_order.hpp"
+#include "autograph/runtime/profiling.hpp"
 #include "autograph/schedule/sequential.hpp"
 
 namespace autograph::cpu {
@@ -72,31 +71,13 @@ struct ProfileResult {
   }
 };
 
-namespace detail {
-inline std::string utc_now() {
-  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-}  // namespace detail
 
 /// Microseconds one kernel of `op` on inputs `in` costs in a run (see the header comment).
 template <class Set, class Policy>
 double measure_signature(AnyOp const& op, std::span<TensorDesc const> in, BasicCpuRuntime<Policy>& cpu, ProfileOptions const& o = {}) {
   if (o.copies < 2) throw Error("profile: copies must be at least 2, got " + std::to_string(o.copies));
   auto time_copies = [&](int copies) {
-    Graph<Set> h;
-    std::vector<Value> inputs;
-    for (std::size_t i = 0; i < in.size(); ++i) inputs.push_back({h.add(Input{in[i], "in" + std::to_string(i)}, {}), 0});
-    std::vector<Value> outputs;
-    for (int c = 0; c < copies; ++c) {
-      NodeId n = h.add(op, std::span<Value const>(inputs));
-      for (std::uint32_t p = 0; p < h[n].outputs.size(); ++p) outputs.push_back({n, p});
-    }
-    h.set_outputs(std::move(outputs));
+    Graph<Set> h = copies_graph<Set>(op, in, copies);
     return cpu.measure(h, schedule::sequential(KernelDag(h)));
   };
   double one = time_copies(1), many = time_copies(o.copies);
@@ -110,7 +91,7 @@ ProfileResult profile(std::span<Graph<Set> const> graphs, BasicCpuRuntime<Policy
   ProfileResult r;
   r.cpu = cpu_model_name();
   r.cores = cpu.cores();
-  r.date = detail::utc_now();
+  r.date = utc_now();
   r.warmup = cpu.options().warmup;
   r.runs = cpu.options().runs;
   r.copies = o.copies;
@@ -119,7 +100,7 @@ ProfileResult profile(std::span<Graph<Set> const> graphs, BasicCpuRuntime<Policy
     NodeId id;
   };
   std::map<std::string, std::size_t> index;
-  std::vector<Kernel> todo;
+  std::vector<Kernel> pending;  // one node per signature, measured below
   for (auto const& g : graphs) {
     auto kernel = kernel_mask(g);
     for (NodeId id : topological_order(g)) {
@@ -131,12 +112,12 @@ ProfileResult profile(std::span<Graph<Set> const> graphs, BasicCpuRuntime<Policy
       }
       index.emplace(sig, r.entries.size());
       r.entries.push_back({sig, 0, 1});
-      todo.push_back({&g, id});
+      pending.push_back({&g, id});
     }
   }
-  for (std::size_t i = 0; i < todo.size(); ++i) {
-    auto const& [g, id] = todo[i];
-    if (o.progress) o.progress(i, todo.size(), r.entries[i].signature);
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    auto const& [g, id] = pending[i];
+    if (o.progress) o.progress(i, pending.size(), r.entries[i].signature);
     auto in = input_descs(*g, id);
     try {
       r.entries[i].us = measure_signature<Set>((*g)[id].op, in, cpu, o);

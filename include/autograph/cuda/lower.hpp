@@ -43,14 +43,7 @@ std::shared_ptr<LoweredGraph const> lower(Graph<Set> const& g, Device* device, L
   auto constant = weight_only_nodes(g);
   auto kernel = kernel_mask(g);
 
-  // The constant outputs the device reads: those of a non-constant reader or a graph output.
-  std::set<Value> needed;
-  for (NodeId id : order)
-    if (!constant[id])
-      for (Value v : g[id].inputs)
-        if (constant[v.node]) needed.insert(v);
-  for (Value v : g.outputs())
-    if (constant[v.node]) needed.insert(v);
+  std::set<Value> needed = constant_values_read(g, order, constant);
 
   HostConstants<Set> host(g, options.random_weights, "the CUDA runtime");
   detail::LoweringBuilder b(device, options, cache, g.id_bound());

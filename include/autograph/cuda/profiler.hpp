@@ -33,6 +33,7 @@
 #include "autograph/cost/measured_cost.hpp"
 #include "autograph/cuda/runtime.hpp"
 #include "autograph/graph/stats.hpp"
+#include "autograph/runtime/profiling.hpp"
 #include "autograph/schedule/sequential.hpp"
 
 namespace autograph::cuda {
@@ -92,30 +93,14 @@ struct ProfileResult {
   }
 };
 
-/// Now, as "2025-11-22T03:00:00Z".
-inline std::string utc_now() {
-  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+using autograph::utc_now;
 
 /// Microseconds one launch of `op` on inputs `in` costs inside a CUDA graph (see the header comment).
 template <class Set>
 double measure_signature(AnyOp const& op, std::span<TensorDesc const> in, CudaGraphRuntime& gpu, ProfileOptions const& o = {}) {
   if (o.copies < 2) throw Error("profile: copies must be at least 2, got " + std::to_string(o.copies));
   auto time_copies = [&](int copies) {
-    Graph<Set> h;
-    std::vector<Value> inputs;
-    for (std::size_t i = 0; i < in.size(); ++i) inputs.push_back({h.add(Input{in[i], "in" + std::to_string(i)}, {}), 0});
-    std::vector<Value> outputs;
-    for (int c = 0; c < copies; ++c) {
-      NodeId n = h.add(op, std::span<Value const>(inputs));
-      for (std::uint32_t p = 0; p < h[n].outputs.size(); ++p) outputs.push_back({n, p});
-    }
-    h.set_outputs(std::move(outputs));
+    Graph<Set> h = copies_graph<Set>(op, in, copies);
     return gpu.measure(h, schedule::sequential(KernelDag(h)));
   };
   double one = time_copies(1), many = time_copies(o.copies);

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -19,6 +20,20 @@
 #include "autograph/runtime/reference_kernel.hpp"
 
 namespace autograph {
+
+/// The constant outputs a run reads (`constant`: weight_only_nodes(g)): those with a
+/// non-constant reader, and graph outputs. Only these are evaluated and kept by a runtime.
+template <class Set>
+std::set<Value> constant_values_read(Graph<Set> const& g, std::span<NodeId const> order, std::vector<char> const& constant) {
+  std::set<Value> read;
+  for (NodeId id : order)
+    if (!constant[id])
+      for (Value v : g[id].inputs)
+        if (constant[v.node]) read.insert(v);
+  for (Value v : g.outputs())
+    if (constant[v.node]) read.insert(v);
+  return read;
+}
 
 /// Host values of the constant nodes of a graph, computed on demand with the reference
 /// kernels, and keys that identify their contents.

@@ -1,0 +1,41 @@
+#pragma once
+// What the CUDA and the CPU profilers share (cuda/profiler.hpp, cpu/profiler.hpp): the graph
+// whose timing gives one kernel's marginal cost, and the date a profile records.
+#include <chrono>
+#include <ctime>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "autograph/graph/graph.hpp"
+
+namespace autograph {
+
+/// `copies` independent applications of `op` to the same inputs (of descriptors `in`), every
+/// output a graph output. Timing it for 1 and for n copies gives one kernel's marginal cost,
+/// the fixed cost of a run cancelled: (T(n) - T(1)) / (n - 1).
+template <class Set>
+Graph<Set> copies_graph(AnyOp const& op, std::span<TensorDesc const> in, int copies) {
+  Graph<Set> h;
+  std::vector<Value> inputs;
+  for (std::size_t i = 0; i < in.size(); ++i) inputs.push_back({h.add(Input{in[i], "in" + std::to_string(i)}, {}), 0});
+  std::vector<Value> outputs;
+  for (int c = 0; c < copies; ++c) {
+    NodeId n = h.add(op, std::span<Value const>(inputs));
+    for (std::uint32_t p = 0; p < h[n].outputs.size(); ++p) outputs.push_back({n, p});
+  }
+  h.set_outputs(std::move(outputs));
+  return h;
+}
+
+/// Now, as "2025-11-22T03:00:00Z".
+inline std::string utc_now() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace autograph
