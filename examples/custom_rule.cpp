@@ -5,6 +5,7 @@
 //     was written for Conv2D and MatMul and knows nothing of it.
 // Both rules are verified numerically; the optimized graph is checked against the original.
 #include <autograph/autograph.hpp>
+#include <autograph/rules/apply_greedily.hpp>
 #include <autograph/rules/engine.hpp>
 #include <autograph/rules/expr.hpp>
 #include <autograph/rules/verify.hpp>
@@ -109,18 +110,11 @@ int main() {
 
   using MyRules = rules::Rules<my::FuseSwish, rules::MergeSiblingOps>;
   rules::RuleEngine<my::Ops, MyRules> engine;
-  Graph<my::Ops> opt = g;
+  auto greedy = rules::apply_greedily(g, engine);  // every rule, until nothing matches
+  Graph<my::Ops> const& opt = greedy.graph;
   std::vector<std::string> applied;
-  for (bool changed = true; changed;) {  // apply until nothing matches
-    changed = false;
-    auto found = engine.find_matches(opt);
-    if (found.empty()) break;
-    if (auto r = engine.apply(opt, found.front())) {
-      applied.emplace_back(engine.name(found.front().rule));
-      opt = std::move(r->graph);
-      changed = true;
-    }
-  }
+  for (std::size_t r = 0; r < engine.size(); ++r)
+    if (greedy.applications[r] > 0) applied.push_back(std::string(engine.name(r)) + " x" + std::to_string(greedy.applications[r]));
   validate(opt);
 
   std::size_t dense_ops = 0, swish_ops = 0;
