@@ -9,5 +9,8 @@ add_library(autograph_cpu STATIC ${autograph_cpu_sources})
 add_library(autograph::cpu ALIAS autograph_cpu)
 # Its baselines (src/cpu/baselines.cpp) use the precompiled rule engine of autograph::defaults.
 target_link_libraries(autograph_cpu PUBLIC autograph::autograph autograph::defaults OpenMP::OpenMP_CXX PRIVATE DNNL::dnnl $<BUILD_INTERFACE:autograph_project_options>)
+# Programs that link it get AUTOGRAPH_CPU_PRECOMPILED: cpu/lower.hpp then declares the built-in
+# operators' lowering compiled here (src/cpu/lower.cpp) rather than compiling it again.
+target_compile_definitions(autograph_cpu PUBLIC AUTOGRAPH_CPU_PRECOMPILED)
 set_target_properties(autograph_cpu PROPERTIES EXPORT_NAME cpu POSITION_INDEPENDENT_CODE ON)
 install(TARGETS autograph_cpu EXPORT autographTargets)

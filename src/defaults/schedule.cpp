@@ -14,3 +14,6 @@
 #include <autograph/schedule/waits.hpp>
 
 template autograph::KernelDag::KernelDag(autograph::Graph<autograph::BuiltinOps> const&, std::vector<char> const&);
+template class autograph::detail::SimulatedGraph<autograph::BuiltinOps, autograph::RooflineCost>;
+template autograph::schedule::IosResult<autograph::BuiltinOps> autograph::schedule::Ios::run_with<autograph::BuiltinOps>(
+    autograph::Graph<autograph::BuiltinOps> const&, autograph::schedule::IosPrepare<autograph::BuiltinOps> const&) const;

@@ -121,5 +121,23 @@ TEST(SimulatedRuntime, MeasuringAGraphSchedulesItWithThePolicy) {
   EXPECT_GT(SimulatedRuntime<devices::V100>{}.measure(g), t_nimble);
 }
 
+TEST(SimulatedRuntime, ADeviceGivenAtRunTimeSimulatesAsItsType) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 32, 28, 28});
+  auto g = std::move(b).build({b.concat({b.conv2d(x, 64, {3, 3}), b.conv2d(x, 32, {1, 1})})});
+  for (DeviceSpec const& d : devices::all) {
+    SimulatedRuntime<devices::AtRunTime> at_run_time(d);
+    EXPECT_EQ(at_run_time.device().name, d.name);
+    EXPECT_EQ(at_run_time.kind(), "simulated (roofline, " + std::string(d.name) + ")");
+  }
+  SimulatedRuntime<devices::AtRunTime, schedule::Sequential> v100(devices::V100::spec);
+  EXPECT_DOUBLE_EQ(v100.measure(g), (SimulatedRuntime<devices::V100, schedule::Sequential>{}.measure(g)));
+  EXPECT_DOUBLE_EQ(SimulatedRuntime<devices::AtRunTime>(devices::K80::spec).measure(g), SimulatedRuntime<devices::K80>{}.measure(g));
+  EXPECT_NE(v100.measure(g), (SimulatedRuntime<devices::AtRunTime, schedule::Sequential>(devices::H100::spec).measure(g)));
+  // Its type is one for every device, and it has no default device.
+  static_assert(!std::default_initializable<SimulatedRuntime<devices::AtRunTime>>);
+  static_assert(Runtime<SimulatedRuntime<devices::AtRunTime>>);
+}
+
 }  // namespace
 }  // namespace autograph

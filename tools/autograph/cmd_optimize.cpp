@@ -131,7 +131,7 @@ int run(OptimizeOptions const& o) {
   if (o.model.empty() == o.onnx_file.empty()) throw Error("give exactly one of --model NAME or an ONNX file");
   if (!o.model.empty() && !o.inputs.empty()) throw Error("--input fixes an ONNX file's input shapes; a built-in model takes --batch");
   if (!o.onnx_file.empty() && o.batch > 0) throw Error("--batch applies to a built-in model; fix an ONNX file's batch with --input NAME=DIMS");
-  cli::with_device(o.device, []<Device>() {});
+  cli::device_arg(o.device);
   BaselineOptions bo;
   if (o.configs) bo.configurations = parse_configs(*o.configs);
   auto input_shapes = cli::parse_input_shapes(o.inputs);
@@ -180,11 +180,10 @@ int run(OptimizeOptions const& o) {
     // Each latency the searches compare is a median of up to 50 runs, at most ~1 s of runs.
     results = cpu::run_baselines(g, bo, {.budget_ms = 1000}, taso, &measuring_seconds);
   } else {
-    cli::with_device(o.device, [&]<Device D>() {
-      device_name = D::spec.name;
-      runtime_kind = "simulated (roofline) — an estimate";
-      results = run_baselines<D, rules::Default>(g, bo, taso);
-    });
+    DeviceSpec const& device = cli::device_arg(o.device);
+    device_name = device.name;
+    runtime_kind = "simulated (roofline) — an estimate";
+    results = run_baselines<rules::Default>(device, g, bo, taso);
   }
   double verify_seconds = 0;
   for (auto const& r : results) {

@@ -137,10 +137,8 @@ autograph::cli::Register schedule_cmd{{"schedule", "Schedule a model's kernels o
       cpu::CpuRuntime rt;
       return run(*o, rt);
     }
-    return cli::with_device(o->device, [&]<Device D>() {
-      SimulatedRuntime<D> rt;
-      return run(*o, rt);
-    });
+    SimulatedRuntime<devices::AtRunTime> rt(cli::device_arg(o->device));
+    return run(*o, rt);
   };
 }}};
 

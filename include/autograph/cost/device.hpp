@@ -145,6 +145,18 @@ concept Device = requires {
   { D::spec } -> std::convertible_to<DeviceSpec>;
 };
 
+namespace devices {
+/// A device given as a value when the runtime is constructed rather than as a type:
+/// `SimulatedRuntime<devices::AtRunTime> rt(device_spec("v100"))`. Every device then shares one
+/// instantiation of the runtime and of what is built on it (the tool and the precompiled
+/// baselines use it; a type per device cost a full compilation of the searches for each).
+struct AtRunTime {};
+}  // namespace devices
+
+/// What a simulated runtime accepts as its device: a device type, or devices::AtRunTime.
+template <class D>
+concept SimulatedDevice = Device<D> || std::same_as<D, devices::AtRunTime>;
+
 /// The built-in device named `key` ("h100", "H200", "rtx2080ti"; case and '-' / '_' ignored).
 /// @throws Error listing the known names.
 inline DeviceSpec const& device_spec(std::string_view key) {

@@ -69,12 +69,11 @@ struct BaselineOptions {
   std::function<void(std::string const&)> verify_progress = {};
 };
 
-/// Runs the configurations on `g` (whose weights should carry data when verifying: call
-/// fill_random_weights first) with the simulated device D. `Rules` is the compile-time rule
-/// set; `runtime_rules` adds rules loaded at run time (TASO's collection).
-/// Every configuration of `opt` on `g`, measured (or simulated) by `seq` (one stream: the
+/// Every configuration of `opt` on `g` (whose weights should carry data when verifying: call
+/// fill_random_weights first). `Rules` is the compile-time rule set; `runtime_rules` adds
+/// rules loaded at run time (TASO's collection). Measured (or simulated) by `seq` (one stream: the
 /// sequential baseline and the searches that assume it, TASO and MetaFlow) and `nimble`
-/// (multi-stream: Nimble, TASO+Nimble and AutoGraph). run_baselines<D> runs it on a simulated
+/// (multi-stream: Nimble, TASO+Nimble and AutoGraph). run_baselines() runs it on a simulated
 /// device; the CPU runtime runs it on this machine (cpu/baselines.hpp).
 template <class Rules, class Set, class SeqRuntime, class NimbleRuntime>
 std::vector<BaselineResult<Set>> run_baselines_on(SeqRuntime& seq, NimbleRuntime& nimble, Graph<Set> const& g, BaselineOptions const& opt = {},
@@ -184,32 +183,34 @@ std::vector<BaselineResult<Set>> run_baselines_on(SeqRuntime& seq, NimbleRuntime
   return out;
 }
 
+/// run_baselines_on() on the simulated `device`.
+template <class Rules, class Set>
+std::vector<BaselineResult<Set>> run_baselines(DeviceSpec const& device, Graph<Set> const& g, BaselineOptions const& opt = {},
+                                               std::vector<rules::TasoRule<Set>> const& runtime_rules = {}) {
+  SimulatedRuntime<devices::AtRunTime, schedule::Sequential> seq(device);
+  SimulatedRuntime<devices::AtRunTime, schedule::Nimble> nimble(device);
+  return run_baselines_on<Rules>(seq, nimble, g, opt, runtime_rules);
+}
+/// run_baselines_on() on the simulated device type D.
 template <Device D, class Rules, class Set>
 std::vector<BaselineResult<Set>> run_baselines(Graph<Set> const& g, BaselineOptions const& opt = {},
-                                          std::vector<rules::TasoRule<Set>> const& runtime_rules = {}) {
-  SimulatedRuntime<D, schedule::Sequential> seq;
-  SimulatedRuntime<D, schedule::Nimble> nimble;
-  return run_baselines_on<Rules>(seq, nimble, g, opt, runtime_rules);
+                                               std::vector<rules::TasoRule<Set>> const& runtime_rules = {}) {
+  return run_baselines<Rules>(D::spec, g, opt, runtime_rules);
 }
 
 #if defined(AUTOGRAPH_PRECOMPILED)
-// The default configurations, compiled once per simulated device in src/defaults/ for programs
-// that link autograph::defaults: the tool instantiated every device's searches in one
-// translation unit (100-145 s of CPU).
-#define AUTOGRAPH_DEFAULT_BASELINES(D)                                                                                                     \
-  extern template class Optimizer<Graph<BuiltinOps>, rules::Default, SumCost, SimulatedRuntime<D, schedule::Sequential>>;                \
-  extern template class Optimizer<Graph<BuiltinOps>, rules::Default, MixedCriticalPath<0.25>, SimulatedRuntime<D, schedule::Nimble>>;   \
-  extern template std::vector<BaselineResult<BuiltinOps>> run_baselines<D, rules::Default, BuiltinOps>(                                    \
-      Graph<BuiltinOps> const&, BaselineOptions const&, std::vector<rules::TasoRule<BuiltinOps>> const&);
-extern template Verification verify_equivalent<BuiltinOps>(Graph<BuiltinOps> const&, Graph<BuiltinOps> const&, double, std::uint64_t);
+// The default configurations, compiled once in src/defaults/baselines.cpp for programs that
+// link autograph::defaults: on a device given at run time (every device shares them) and on
+// the default device type, H100, which the tests and examples construct directly.
+#define AUTOGRAPH_DEFAULT_BASELINES(D)                                                                                                   \
+  extern template class Optimizer<Graph<BuiltinOps>, rules::Default, SumCost, SimulatedRuntime<D, schedule::Sequential>>;               \
+  extern template class Optimizer<Graph<BuiltinOps>, rules::Default, MixedCriticalPath<0.25>, SimulatedRuntime<D, schedule::Nimble>>;
+AUTOGRAPH_DEFAULT_BASELINES(devices::AtRunTime)
 AUTOGRAPH_DEFAULT_BASELINES(devices::H100)
-AUTOGRAPH_DEFAULT_BASELINES(devices::H200)
-AUTOGRAPH_DEFAULT_BASELINES(devices::A100)
-AUTOGRAPH_DEFAULT_BASELINES(devices::V100)
-AUTOGRAPH_DEFAULT_BASELINES(devices::RTX2080Ti)
-AUTOGRAPH_DEFAULT_BASELINES(devices::P100)
-AUTOGRAPH_DEFAULT_BASELINES(devices::K80)
 #undef AUTOGRAPH_DEFAULT_BASELINES
+extern template std::vector<BaselineResult<BuiltinOps>> run_baselines<rules::Default, BuiltinOps>(
+    DeviceSpec const&, Graph<BuiltinOps> const&, BaselineOptions const&, std::vector<rules::TasoRule<BuiltinOps>> const&);
+extern template Verification verify_equivalent<BuiltinOps>(Graph<BuiltinOps> const&, Graph<BuiltinOps> const&, double, std::uint64_t);
 #endif
 
 }  // namespace autograph

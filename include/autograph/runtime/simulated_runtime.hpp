@@ -221,9 +221,78 @@ AUTOGRAPH_DEFAULTS_INLINE void Simulator::issue_from_host(std::span<Launch const
 }
 #endif
 
+/// One graph ready for many simulated runs: its kernel DAG and per-kernel costs, computed once.
+/// Everything of SimulatedRuntime::Prepared that depends on neither the device type, the
+/// policy nor the launch model (those come in as values), so that one instantiation per
+/// operator set and cost model serves every runtime configuration.
+/// @pre `g` outlives the object.
+template <class Set, class Model>
+class SimulatedGraph {
+ public:
+  /// @throws Error when the device cannot hold `g` or the model gives a kernel a time that is
+  /// not finite.
+  SimulatedGraph(DeviceSpec const& device, Model const& model, std::string kind, Graph<Set> const& g, bool host_issued);
+  KernelDag const& dag() const { return *dag_; }
+  /// Latency of running `s`, in milliseconds.
+  double measure(Schedule const& s) { return sim_.run(s) / 1000.0; }
+  Timeline timeline(Schedule const& s);
+
+ private:
+  static std::vector<KernelCost> costs(Model const& model, Graph<Set> const& g, KernelDag const& dag);
+  std::string kind_;
+  std::unique_ptr<KernelDag> dag_;  // the simulator points at it: stable across moves
+  Simulator sim_;
+};
+
+// Defined out of the class so that the `extern template` below keeps programs that link
+// autograph::defaults from compiling them again (an inline member would be).
+template <class Set, class Model>
+SimulatedGraph<Set, Model>::SimulatedGraph(DeviceSpec const& device, Model const& model, std::string kind, Graph<Set> const& g,
+                                           bool host_issued)
+    : kind_(std::move(kind)), dag_(std::make_unique<KernelDag>(g)), sim_(device, *dag_, costs(model, g, *dag_), [&g](NodeId id) {
+        return g.contains(id) ? g.label(id) : "node " + std::to_string(id);
+      }, host_issued) {
+  // Here, once per graph, rather than per schedule: a graph the device cannot hold has no latency.
+  if (device.memory_bytes() > 0) {
+    std::vector<char> launches(g.id_bound(), 0);
+    for (NodeId id : dag_->nodes()) launches[id] = 1;
+    check_fits(g, device_footprint(g, [&launches](NodeId id) { return launches[id] != 0; }), device);
+  }
+}
+
+template <class Set, class Model>
+Timeline SimulatedGraph<Set, Model>::timeline(Schedule const& s) {
+  Timeline t;
+  t.total_us = sim_.run(s, &t.kernels);
+  t.streams = s.num_streams();
+  t.waits = s.num_waits();
+  t.kind = kind_;
+  return t;
+}
+
+template <class Set, class Model>
+std::vector<KernelCost> SimulatedGraph<Set, Model>::costs(Model const& model, Graph<Set> const& g, KernelDag const& dag) {
+  std::vector<KernelCost> c(g.id_bound());
+  for (NodeId id : dag.nodes()) {
+    auto const& n = g[id];
+    auto in = input_descs(g, id);
+    c[id] = model.estimate(n.op, in, n.outputs);
+    // The simulation adds and compares these: a NaN or an infinity would never finish.
+    if (!(std::isfinite(c[id].us) && c[id].us >= 0 && std::isfinite(c[id].fill) && c[id].fill >= 0 && std::isfinite(c[id].latency_us) &&
+          c[id].latency_us >= 0))
+      throw Error(model.describe() + " gives " + g.label(id) + " a cost of " + std::to_string(c[id].us) + " us (fill " +
+                  std::to_string(c[id].fill) + ", latency " + std::to_string(c[id].latency_us) + " us): not a finite time");
+  }
+  return c;
+}
+
+#if defined(AUTOGRAPH_PRECOMPILED)
+extern template class SimulatedGraph<BuiltinOps, RooflineCost>;  // src/defaults/schedule.cpp
+#endif
+
 }  // namespace detail
 
-template <Device D = devices::H100, class Policy = schedule::Nimble, OpCostModel Model = RooflineCost, LaunchModel Launch = launch::CudaGraph>
+template <SimulatedDevice D = devices::H100, class Policy = schedule::Nimble, OpCostModel Model = RooflineCost, LaunchModel Launch = launch::CudaGraph>
 class SimulatedRuntime {
  public:
   using device_type = D;
@@ -231,14 +300,20 @@ class SimulatedRuntime {
   using launch_model = Launch;
 
   SimulatedRuntime()
-    requires std::constructible_from<Model, DeviceSpec const&>
+    requires Device<D> && std::constructible_from<Model, DeviceSpec const&>
       : SimulatedRuntime(Model(D::spec)) {}
   SimulatedRuntime()
-    requires(!std::constructible_from<Model, DeviceSpec const&> && std::default_initializable<Model>)
+    requires Device<D> && (!std::constructible_from<Model, DeviceSpec const&>) && std::default_initializable<Model>
       : SimulatedRuntime(Model{}) {}
-  explicit SimulatedRuntime(Model model, Policy policy = {}) : model_(std::move(model)), policy_(std::move(policy)) {}
+  explicit SimulatedRuntime(Model model, Policy policy = {})
+    requires Device<D>
+      : device_(D::spec), model_(std::move(model)), policy_(std::move(policy)) {}
+  /// The device named at run time (devices::AtRunTime): one instantiation for every device.
+  explicit SimulatedRuntime(DeviceSpec const& device, Policy policy = {})
+    requires std::same_as<D, devices::AtRunTime> && std::constructible_from<Model, DeviceSpec const&>
+      : device_(device), model_(device), policy_(std::move(policy)) {}
 
-  DeviceSpec const& device() const { return D::spec; }
+  DeviceSpec const& device() const { return device_; }
   Model const& cost_model() const { return model_; }
   Policy const& policy() const { return policy_; }
   std::string kind() const {
@@ -248,51 +323,11 @@ class SimulatedRuntime {
   /// Many schedules of one graph, measured without indexing the graph again.
   /// @pre `g` outlives the result.
   template <class Set>
-  class Prepared {
-   public:
-    Prepared(SimulatedRuntime const& rt, Graph<Set> const& g)
-        : kind_(rt.kind()), dag_(std::make_unique<KernelDag>(g)), sim_(D::spec, *dag_, costs(rt, g, *dag_), [&g](NodeId id) {
-            return g.contains(id) ? g.label(id) : "node " + std::to_string(id);
-          }, Launch::host_issued) {
-      // Here, once per graph, rather than per schedule: a graph the device cannot hold has no latency.
-      auto launches = [this](NodeId id) { return dag_->index(id) != KernelDag::npos; };
-      if (D::spec.memory_bytes() > 0) check_fits(g, device_footprint(g, launches), D::spec);
-    }
-    KernelDag const& dag() const { return *dag_; }
-    /// Latency of running `s`, in milliseconds.
-    double measure(Schedule const& s) { return sim_.run(s) / 1000.0; }
-    Timeline timeline(Schedule const& s) {
-      Timeline t;
-      t.total_us = sim_.run(s, &t.kernels);
-      t.streams = s.num_streams();
-      t.waits = s.num_waits();
-      t.kind = kind_;
-      return t;
-    }
-
-   private:
-    static std::vector<KernelCost> costs(SimulatedRuntime const& rt, Graph<Set> const& g, KernelDag const& dag) {
-      std::vector<KernelCost> c(g.id_bound());
-      for (NodeId id : dag.nodes()) {
-        auto const& n = g[id];
-        auto in = input_descs(g, id);
-        c[id] = rt.model_.estimate(n.op, in, n.outputs);
-        // The simulation adds and compares these: a NaN or an infinity would never finish.
-        if (!(std::isfinite(c[id].us) && c[id].us >= 0 && std::isfinite(c[id].fill) && c[id].fill >= 0 &&
-              std::isfinite(c[id].latency_us) && c[id].latency_us >= 0))
-          throw Error(rt.model_.describe() + " gives " + g.label(id) + " a cost of " + std::to_string(c[id].us) + " us (fill " +
-                      std::to_string(c[id].fill) + ", latency " + std::to_string(c[id].latency_us) + " us): not a finite time");
-      }
-      return c;
-    }
-    std::string kind_;
-    std::unique_ptr<KernelDag> dag_;  // the simulator points at it: stable across moves
-    detail::Simulator sim_;
-  };
+  using Prepared = detail::SimulatedGraph<Set, Model>;
 
   template <class Set>
   Prepared<Set> prepare(Graph<Set> const& g) const {
-    return Prepared<Set>(*this, g);
+    return Prepared<Set>(device_, model_, kind(), g, Launch::host_issued);
   }
 
   /// Latency in ms of `g` scheduled by the policy.
@@ -318,6 +353,7 @@ class SimulatedRuntime {
   }
 
  private:
+  DeviceSpec device_;
   Model model_;
   Policy policy_;
 };

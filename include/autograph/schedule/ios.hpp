@@ -356,6 +356,12 @@ AUTOGRAPH_DEFAULTS_INLINE void IosPlanner::run() {
 
 }  // namespace detail
 
+/// How IOS reaches a runtime, whatever its type: `prepare(graph)` gives the latency in ms of
+/// any schedule of that graph (the runtime prepares the graph once: lowering, indexing). With
+/// it the search is compiled once per operator set rather than once per runtime type.
+template <class Set>
+using IosPrepare = std::function<std::function<double(Schedule const&)>(Graph<Set> const&)>;
+
 struct Ios {
   static constexpr std::string_view name = "ios";
   IosOptions options;
@@ -369,7 +375,17 @@ struct Ios {
   /// The stages, the rewritten graph, the lowered schedule and the search's statistics.
   /// @throws ScheduleError for options out of range.
   template <class Set, class R>
-  IosResult<Set> run(Graph<Set> const& g, R& runtime) const;
+    requires Measurer<R, Set>
+  IosResult<Set> run(Graph<Set> const& g, R& runtime) const {
+    return run_with(g, IosPrepare<Set>([&runtime](Graph<Set> const& graph) {
+                      // shared: a prepared graph may own what cannot be copied (the simulator's DAG)
+                      auto p = std::make_shared<decltype(prepare(runtime, graph))>(prepare(runtime, graph));
+                      return std::function<double(Schedule const&)>([p](Schedule const& s) { return p->measure(s); });
+                    }));
+  }
+  /// run() with the runtime reached through `prepare`.
+  template <class Set>
+  IosResult<Set> run_with(Graph<Set> const& g, IosPrepare<Set> const& prepare) const;
 
  private:
   template <class Set>
@@ -378,49 +394,52 @@ struct Ios {
                                     Set::template contains<Input> && Set::template contains<Weight>;
 
   // The merged convolution and its Split, measured on a graph of their own.
-  template <class Set, class R>
-  static double merged_latency(Graph<Set> const& g, R& runtime, std::span<NodeId const> convs, ConvMergePlan const& plan) {
-    Graph<Set> tiny;
-    auto const& x = g.desc(g[convs[0]].inputs[0]);
-    auto const& w0 = g.desc(g[convs[0]].inputs[1]);
-    std::int64_t k = std::accumulate(plan.out_channels.begin(), plan.out_channels.end(), std::int64_t{0});
-    NodeId in = tiny.add(Input{x, "x"}, std::initializer_list<Value>{}, "x");
-    NodeId w = tiny.add(Weight{{Shape{k, w0.shape[1], plan.kernel[0], plan.kernel[1]}, w0.dtype}, nullptr, 1, WeightInit::fan_in},
-                        std::initializer_list<Value>{}, "w");
-    std::vector<Value> ins{{in, 0}, {w, 0}};
-    if (plan.bias) ins.push_back({tiny.add(Weight{{Shape{k}, w0.dtype}, nullptr, 2, WeightInit::uniform}, std::initializer_list<Value>{}, "b"), 0});
-    NodeId conv = tiny.add(plan.op, std::span<Value const>(ins), "merged");
-    NodeId split = tiny.add(Split{1, plan.out_channels}, std::initializer_list<Value>{Value{conv, 0}}, "split");
-    std::vector<Value> outs;
-    for (std::uint32_t i = 0; i < plan.out_channels.size(); ++i) outs.push_back({split, i});
-    tiny.set_outputs(outs);
-    KernelDag tiny_dag(tiny);
-    std::vector<NodeId> kernels(tiny_dag.nodes().begin(), tiny_dag.nodes().end());
-    auto p = prepare(runtime, tiny);
-    return p.measure(stage_schedule({kernels})) - p.measure(Schedule{});
-  }
+  template <class Set>
+  static double merged_latency(Graph<Set> const& g, IosPrepare<Set> const& prepare, std::span<NodeId const> convs, ConvMergePlan const& plan);
 };
 
-template <class Set, class R>
-IosResult<Set> Ios::run(Graph<Set> const& g, R& runtime) const {
+template <class Set>
+double Ios::merged_latency(Graph<Set> const& g, IosPrepare<Set> const& prepare, std::span<NodeId const> convs, ConvMergePlan const& plan) {
+  Graph<Set> tiny;
+  auto const& x = g.desc(g[convs[0]].inputs[0]);
+  auto const& w0 = g.desc(g[convs[0]].inputs[1]);
+  std::int64_t k = std::accumulate(plan.out_channels.begin(), plan.out_channels.end(), std::int64_t{0});
+  NodeId in = tiny.add(Input{x, "x"}, std::initializer_list<Value>{}, "x");
+  NodeId w = tiny.add(Weight{{Shape{k, w0.shape[1], plan.kernel[0], plan.kernel[1]}, w0.dtype}, nullptr, 1, WeightInit::fan_in},
+                      std::initializer_list<Value>{}, "w");
+  std::vector<Value> ins{{in, 0}, {w, 0}};
+  if (plan.bias) ins.push_back({tiny.add(Weight{{Shape{k}, w0.dtype}, nullptr, 2, WeightInit::uniform}, std::initializer_list<Value>{}, "b"), 0});
+  NodeId conv = tiny.add(plan.op, std::span<Value const>(ins), "merged");
+  NodeId split = tiny.add(Split{1, plan.out_channels}, std::initializer_list<Value>{Value{conv, 0}}, "split");
+  std::vector<Value> outs;
+  for (std::uint32_t i = 0; i < plan.out_channels.size(); ++i) outs.push_back({split, i});
+  tiny.set_outputs(outs);
+  KernelDag tiny_dag(tiny);
+  std::vector<NodeId> kernels(tiny_dag.nodes().begin(), tiny_dag.nodes().end());
+  auto measure = prepare(tiny);
+  return measure(stage_schedule({kernels})) - measure(Schedule{});
+}
+
+template <class Set>
+IosResult<Set> Ios::run_with(Graph<Set> const& g, IosPrepare<Set> const& prepare) const {
   if (options.max_block_kernels < 1 || options.max_block_kernels > 64)
     throw ScheduleError("IOS: max_block_kernels must be in 1..64, got " + std::to_string(options.max_block_kernels));
   if (options.block_budget < 1 || options.max_block_states < 1)
     throw ScheduleError("IOS: block_budget and max_block_states must be at least 1");
   auto t0 = std::chrono::steady_clock::now();
   KernelDag dag(g);
-  auto prepared = prepare(runtime, g);
-  double base = prepared.measure(Schedule{});
+  auto measure = prepare(g);
+  double base = measure(Schedule{});
   auto constant = weight_only_nodes(g);
   detail::IosPlanner::MergedLatency merged;
   if constexpr (can_merge<Set>) {
     merged = [&](std::span<NodeId const> convs) -> std::optional<double> {
       auto plan = plan_conv_merge(g, convs, constant);
       if (!plan) return std::nullopt;
-      return merged_latency(g, runtime, convs, *plan);
+      return merged_latency(g, prepare, convs, *plan);
     };
   }
-  detail::IosPlanner planner(options, dag, [&](Schedule const& s) { return prepared.measure(s) - base; }, std::move(merged));
+  detail::IosPlanner planner(options, dag, [&](Schedule const& s) { return measure(s) - base; }, std::move(merged));
   planner.run();
 
   IosResult<Set> res{g, {}, {}, planner.stats()};
@@ -452,5 +471,9 @@ IosResult<Set> Ios::run(Graph<Set> const& g, R& runtime) const {
   res.stats.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }
+
+#if defined(AUTOGRAPH_PRECOMPILED)
+extern template IosResult<BuiltinOps> Ios::run_with<BuiltinOps>(Graph<BuiltinOps> const&, IosPrepare<BuiltinOps> const&) const;  // src/defaults/schedule.cpp
+#endif
 
 }  // namespace autograph::schedule
