@@ -6,7 +6,8 @@
 //
 //   auto prof = cpu::profile(std::span<Graph<> const>(graphs), cpu);
 //   RooflineFit fit = cpu::calibrate_host_device(prof, std::span<Graph<> const>(graphs));
-//   RooflineCost model(fit.device);   // the simulator's per-kernel costs on this CPU
+//   SimulatedRuntime<cpu::SimulatedHost, schedule::Nimble, RooflineCost> sim(RooflineCost(fit.device));
+//   sim.measure(g, schedule);          // simulated ms on this CPU
 //
 // What the roofline cannot learn from single kernels stays unfitted: a run's fixed cost
 // (graph_launch_us) and a cross-stream wait (event_us) are 0, and concurrent kernels share the
@@ -22,8 +23,17 @@
 #include "autograph/cpu/profiler.hpp"
 #include "autograph/cpu/runtime.hpp"
 #include "autograph/graph/stats.hpp"
+#include "autograph/runtime/simulated_runtime.hpp"
 
 namespace autograph::cpu {
+
+/// The Device a SimulatedRuntime of this CPU runs with: the kernels' costs come from the cost
+/// model it is given (RooflineCost of a calibrated or host_device_spec() device, or
+/// MeasuredCost); this spec carries only what the simulator adds per run and per cross-stream
+/// wait, which a profile of single kernels cannot tell, so none (0), and no memory limit.
+struct SimulatedHost {
+  static constexpr DeviceSpec spec{"CPU", "cpu"};
+};
 
 /// The profile's kernel times with what the roofline needs of each kernel (its op, input and
 /// output descriptors), taken from a node of `graphs` with the entry's signature; each
