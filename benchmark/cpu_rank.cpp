@@ -23,8 +23,8 @@
 //    (c) the profiled kernel times themselves (MeasuredCost: the table, no roofline).
 //    After every model, (d) one roofline fitted to all models' kernels together.
 // Spearman's rank correlation of each estimate against the measured latencies, per model, and
-// the measurement's own repeatability (Spearman of pass 1 against pass 2): no estimate can rank
-// better than the measurements agree with themselves.
+// the measurement's own repeatability (Spearman of the odd passes against the even ones): no
+// estimate can be shown to rank better than the measurements agree with themselves.
 #include <autograph/cost/rank_correlation.hpp>
 #include <autograph/cpu/device_model.hpp>
 #include <autograph/cpu/profiler.hpp>
@@ -38,12 +38,16 @@
 #include <oneapi/dnnl/dnnl.h>  // dnnl_version()
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -83,7 +87,8 @@ struct RecordingRuntime {
 };
 
 struct Candidate {
-  std::string name;  // "c3": its place in the estimate's order among the recorded graphs
+  std::string name;  // "c3": its place in the estimate's order among the recorded graphs; or the configuration
+  bool searched = true;  // one of the search's graphs; false: a configuration the CPU benchmark compares
   ScheduledGraph<BuiltinOps> sg;
   std::vector<double> pass_ms;  // the fastest run of each pass
   double measured_ms = 0;       // the fastest run of all passes
@@ -107,17 +112,31 @@ struct ModelResult {
   std::string stop;
 };
 
+/// The search's candidates alone.
+std::vector<Candidate> searched(ModelResult const& r) {
+  std::vector<Candidate> c;
+  for (auto const& x : r.candidates)
+    if (x.searched) c.push_back(x);
+  return c;
+}
+
 double spearman_of(std::vector<Candidate> const& cs, std::string const& estimator) {
   std::vector<double> x, y;
   for (auto const& c : cs) x.push_back(c.simulated_ms.at(estimator)), y.push_back(c.measured_ms);
   return spearman(x, y);
 }
 
+/// Split-half repeatability: the fastest runs of the odd passes ranked against those of the
+/// even passes. Each half is half the measurement, so the whole ranks itself at least this well.
 double repeatability(std::vector<Candidate> const& cs) {
-  std::vector<double> x, y;
-  for (auto const& c : cs)
-    if (c.pass_ms.size() >= 2) x.push_back(c.pass_ms[0]), y.push_back(c.pass_ms[1]);
-  return x.size() == cs.size() ? spearman(x, y) : std::nan("");
+  std::vector<double> odd, even;
+  for (auto const& c : cs) {
+    if (c.pass_ms.size() < 2) return std::nan("");
+    double o = std::numeric_limits<double>::infinity(), e = o;
+    for (std::size_t p = 0; p < c.pass_ms.size(); ++p) (p % 2 ? o : e) = std::min(p % 2 ? o : e, c.pass_ms[p]);
+    odd.push_back(o), even.push_back(e);
+  }
+  return spearman(odd, even);
 }
 
 json fit_json(RooflineFit const& f) {
@@ -140,6 +159,59 @@ std::string fmt(double v, int digits = 3) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
+}
+
+/// What the data say about a model's correlations: the measurements' spread against their
+/// noise, each estimate's most mis-ranked candidate, the kernels the calibrated roofline gets
+/// most wrong, and the profiled kernels' sum against the measured latency.
+std::string explain(std::vector<Candidate> const& cs, ModelResult const& r, std::vector<std::string> const& estimators, std::string const& calibrated,
+                    bool with_kernels) {
+  std::ostringstream o;
+  std::vector<double> measured, noise;
+  for (auto const& c : cs) {
+    measured.push_back(c.measured_ms);
+    auto [lo, hi] = std::ranges::minmax(c.pass_ms);
+    noise.push_back((hi - lo) / lo);
+  }
+  auto [fastest, slowest] = std::ranges::minmax_element(measured);
+  o << "\nMeasured: the candidates span " << fmt(*fastest, 2) << " to " << fmt(*slowest, 2) << " ms (" << fmt(100 * (*slowest / *fastest - 1), 1)
+    << "% apart); one candidate's fastest runs differ between passes by " << fmt(100 * cpu::median(noise), 1) << "% (median over candidates, up to "
+    << fmt(100 * *std::ranges::max_element(noise), 1) << "%); the odd passes rank the candidates against the even ones at ρ = " << fmt(repeatability(cs)) << ".\n";
+  auto rm = ranks(measured);
+  for (auto const& e : estimators) {
+    std::vector<double> est;
+    for (auto const& c : cs) est.push_back(c.simulated_ms.at(e));
+    auto re = ranks(est);
+    std::size_t worst = 0;
+    for (std::size_t i = 1; i < cs.size(); ++i)
+      if (std::abs(re[i] - rm[i]) > std::abs(re[worst] - rm[worst])) worst = i;
+    double rho = spearman(est, measured);
+    o << "- " << e << ": ρ = " << fmt(rho) << (rho >= 0.9 ? "" : " (below 0.9)") << "; most mis-ranked: " << cs[worst].name << ", measured rank "
+      << fmt(rm[worst], 1) << " (" << fmt(cs[worst].measured_ms, 2) << " ms), simulated rank " << fmt(re[worst], 1) << " (" << fmt(est[worst], 2)
+      << " ms); simulated spread " << fmt(100 * (*std::ranges::max_element(est) / *std::ranges::min_element(est) - 1), 1) << "%.\n";
+  }
+  if (!with_kernels) return o.str();
+  CostTable table = r.profile.table();
+  std::size_t i = static_cast<std::size_t>(fastest - measured.begin());
+  Graph<> const& g = cs[i].sg.graph;
+  double sum_us = 0;
+  KernelDag dag(g);
+  for (NodeId id : dag.nodes())
+    if (auto const* e = table.find(r.profile.cpu, op_signature(g[id].op, input_descs(g, id)))) sum_us += e->us;
+  o << "- The fastest candidate (" << cs[i].name << ", " << cs[i].sg.schedule.num_kernels() << " kernels, " << cs[i].sg.schedule.num_streams()
+    << " streams): its profiled kernel times sum to " << fmt(sum_us / 1000, 2) << " ms; it measured " << fmt(cs[i].measured_ms, 2) << " ms.\n";
+  std::vector<std::pair<double, KernelTime const*>> off;
+  for (auto const& k : r.kernel_times)
+    if (k.us > 0) off.emplace_back(k.weight * std::abs(std::log(roofline_us(r.fit.device, k) / k.us)), &k);
+  std::ranges::sort(off, std::greater<>{}, &std::pair<double, KernelTime const*>::first);
+  o << "- " << calibrated << ": rms log error " << fmt(r.fit.rms_log_error) << " over " << r.fit.kernels
+    << " kernels; furthest off (occurrences x |log error|):";
+  for (std::size_t k = 0; k < std::min<std::size_t>(3, off.size()); ++k) {
+    auto const& t = *off[k].second;
+    o << (k ? ";" : "") << " `" << t.signature << "` x" << t.weight << " profiled " << fmt(t.us, 1) << " µs, calibrated " << fmt(roofline_us(r.fit.device, t), 1) << " µs";
+  }
+  o << ".\n";
+  return o.str();
 }
 
 }  // namespace
@@ -198,7 +270,13 @@ int main(int argc, char** argv) {
     std::set<std::size_t> picked;
     for (std::size_t i = 0; i < take; ++i)
       picked.insert(take == 1 ? 0 : (i * (distinct.size() - 1) + (take - 1) / 2) / (take - 1));
-    for (std::size_t i : picked) r.candidates.push_back({"c" + std::to_string(i), schedule::Nimble{}(*distinct[i].second, cpu), {}, 0, 0, {}});
+    for (std::size_t i : picked) r.candidates.push_back({"c" + std::to_string(i), true, schedule::Nimble{}(*distinct[i].second, cpu), {}, 0, 0, {}});
+    // The configurations benchmark/cpu_bench.cpp compares beside the search's (as gpu_bench
+    // gathers its candidates): the model as built on one stream and on Nimble's streams, and
+    // the search's result on one stream.
+    r.candidates.push_back({"as built, 1 stream", false, schedule::Sequential{}(g, cpu), {}, 0, 0, {}});
+    r.candidates.push_back({"as built, Nimble", false, schedule::Nimble{}(g, cpu), {}, 0, 0, {}});
+    r.candidates.push_back({"search result, 1 stream", false, schedule::Sequential{}(found.graph, cpu), {}, 0, 0, {}});
     progress(name + ": search " + fmt(r.search_s, 1) + " s, " + std::to_string(r.recorded) + " graphs measured by the optimizer, " +
              std::to_string(r.distinct) + " distinct, " + std::to_string(r.candidates.size()) + " taken");
 
@@ -238,9 +316,9 @@ int main(int argc, char** argv) {
         {"profiled kernel times (MeasuredCost)", [&](Graph<> const& h, Schedule const& s) { return HostTable(MeasuredCost(r.profile.table(), host)).measure(h, s); }}};
     for (auto& c : r.candidates)
       for (auto const& e : estimators) c.simulated_ms[e.name] = e.simulate(c.sg.graph, c.sg.schedule);
-    std::string line = name + ": measured " + fmt(r.measure_s, 1) + " s; Spearman";
-    for (auto const& e : estimators) line += " | " + e.name + " " + fmt(spearman_of(r.candidates, e.name));
-    progress(line + " | pass 1 vs 2 " + fmt(repeatability(r.candidates)));
+    std::string line = name + ": measured " + fmt(r.measure_s, 1) + " s; Spearman (search's candidates / with the configurations)";
+    for (auto const& e : estimators) line += " | " + e.name + " " + fmt(spearman_of(searched(r), e.name)) + " / " + fmt(spearman_of(r.candidates, e.name));
+    progress(line + " | measured odd vs even passes " + fmt(repeatability(searched(r))) + " / " + fmt(repeatability(r.candidates)));
     results.push_back(std::move(r));
   } catch (std::exception const& e) {
     failures.push_back(name + ": " + e.what());
@@ -278,10 +356,14 @@ int main(int argc, char** argv) {
   j["failures"] = failures;
   for (auto const& r : results) {
     json m{{"model", r.model}, {"recorded", r.recorded}, {"distinct", r.distinct}, {"search_s", r.search_s}, {"profile_s", r.profile_s},
-           {"measure_s", r.measure_s}, {"search_stop", r.stop}, {"fit", fit_json(r.fit)}, {"repeatability", repeatability(r.candidates)}};
-    for (auto const& e : estimator_names) m["spearman"][e] = spearman_of(r.candidates, e);
+           {"measure_s", r.measure_s}, {"search_stop", r.stop}, {"fit", fit_json(r.fit)},
+           {"repeatability", {{"searched", repeatability(searched(r))}, {"with_configurations", repeatability(r.candidates)}}}};
+    for (auto const& e : estimator_names) {
+      m["spearman"]["searched"][e] = spearman_of(searched(r), e);
+      m["spearman"]["with_configurations"][e] = spearman_of(r.candidates, e);
+    }
     for (auto const& c : r.candidates) {
-      json cj{{"name", c.name}, {"kernels", c.sg.schedule.num_kernels()}, {"streams", c.sg.schedule.num_streams()}, {"measured_ms", c.measured_ms}, {"median_ms", c.median_ms},
+      json cj{{"name", c.name}, {"searched", c.searched}, {"kernels", c.sg.schedule.num_kernels()}, {"streams", c.sg.schedule.num_streams()}, {"measured_ms", c.measured_ms}, {"median_ms", c.median_ms},
               {"pass_ms", c.pass_ms}, {"simulated_ms", c.simulated_ms}};
       m["candidates"].push_back(cj);
     }
@@ -306,24 +388,29 @@ int main(int argc, char** argv) {
      << "- Load average (1, 5, 15 min) at the start: " << load_start << "; at the end: " << load_end
      << ". The machine is shared with other builds: measured latencies are noisier than on a quiet machine.\n"
      << "- Candidates per model: up to " << per_model << " of the distinct graphs AutoGraph's search (rules::Default, MixedCriticalPath<0.25>, "
-     << search_s << " s) asked to measure, at evenly spaced ranks of the unfitted roofline's estimate; each run under Nimble's schedule.\n"
+     << search_s << " s) asked to measure, at evenly spaced ranks of the unfitted roofline's estimate; each run under Nimble's schedule. "
+     << "Second row of each model: the same plus the configurations the CPU benchmark compares (the model as built on 1 stream and on "
+        "Nimble's streams, the search's result on 1 stream).\n"
      << "- Measured: cpu::CpuRuntime, " << passes << " passes (order rotating), each at least 5 runs (up to " << budget_ms
      << " ms of runs); a latency is the fastest run (other processes only slow runs down; the medians are in the JSON). "
      << "Profile: each kernel's time from the fastest runs (cpu::ProfileOptions::fastest). Whole run: " << fmt(total_s / 60, 1) << " min.\n"
      << "- Simulated: SimulatedRuntime<cpu::SimulatedHost> on the same (graph, schedule) pairs. The calibrated rooflines are fitted to "
         "the profile's per-kernel times only (cpu::profile over the same candidates), never to these latencies.\n\n";
-  md << "| model | candidates | measured pass 1 vs 2 |";
+  md << "| model | graphs | measured: odd vs even passes |";
   for (auto const& e : estimator_names) md << " " << e << " |";
   md << "\n|---|---|---|";
   for (std::size_t i = 0; i < estimator_names.size(); ++i) md << "---|";
   md << "\n";
   for (auto const& r : results) {
-    md << "| " << r.model << " | " << r.candidates.size() << " of " << r.distinct << " | " << fmt(repeatability(r.candidates)) << " |";
+    auto cs = searched(r);
+    md << "| " << r.model << " | " << cs.size() << " of the search's " << r.distinct << " | " << fmt(repeatability(cs)) << " |";
+    for (auto const& e : estimator_names) md << " " << fmt(spearman_of(cs, e)) << " |";
+    md << "\n| " << r.model << " | the same + " << r.candidates.size() - cs.size() << " configurations | " << fmt(repeatability(r.candidates)) << " |";
     for (auto const& e : estimator_names) md << " " << fmt(spearman_of(r.candidates, e)) << " |";
     md << "\n";
   }
   for (auto const& f : failures) md << "\nFailed (left out): " << f << "\n";
-  md << "\nSpearman's rank correlation (goal ≥ 0.9). \"Measured pass 1 vs 2\": the fastest runs of pass 1 ranked against those of pass 2.\n\n"
+  md << "\nSpearman's rank correlation (goal ≥ 0.9). \"Measured: odd vs even passes\": the fastest runs of the odd passes ranked against those of the even passes (the measurement's own repeatability; the full measurement takes the fastest of both halves).\n\n"
      << "## Fitted parameters\n\nThis machine unfitted (host_device_spec): " << fmt(host.fp32_tflops * 1e3, 1) << " GFLOP/s peak, "
      << fmt(host.bandwidth_gbs, 1) << " GB/s copy bandwidth, no per-kernel overhead.\n\n"
      << "| kernels of | matrix GFLOP/s | other GFLOP/s | bandwidth GB/s | launch µs | kernels | compute / bandwidth bound | rms log error (unfitted) |\n"
@@ -351,6 +438,8 @@ int main(int argc, char** argv) {
       for (auto const& e : estimator_names) md << " " << fmt(c.simulated_ms.at(e), 2) << " |";
       md << "\n";
     }
+    md << "\nThe search's candidates alone:\n" << explain(searched(r), r, estimator_names, estimator_names[1], true);
+    md << "\nWith the configurations:\n" << explain(r.candidates, r, estimator_names, estimator_names[1], false);
   }
   std::ofstream(out + ".md") << md.str();
   progress("wrote " + out + ".md and .json in " + fmt(total_s / 60, 1) + " min");
