@@ -278,7 +278,7 @@ int main(int argc, char** argv) {
     r.candidates.push_back({"as built, Nimble", false, schedule::Nimble{}(g, cpu), {}, 0, 0, {}});
     r.candidates.push_back({"search result, 1 stream", false, schedule::Sequential{}(found.graph, cpu), {}, 0, 0, {}});
     progress(name + ": search " + fmt(r.search_s, 1) + " s, " + std::to_string(r.recorded) + " graphs measured by the optimizer, " +
-             std::to_string(r.distinct) + " distinct, " + std::to_string(r.candidates.size()) + " taken");
+             std::to_string(r.distinct) + " distinct, " + std::to_string(picked.size()) + " taken");
 
     // 2. Profile the candidates' kernels and fit the roofline to them.
     t = Clock::now();
