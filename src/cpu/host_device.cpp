@@ -73,6 +73,10 @@ DeviceSpec host_device_spec(int cores) {
   d.sm_count = cores;
   d.max_threads_per_sm = 1;
   d.fp32_tflops = per_core_gflops * cores / 1e3;
+  // The matrix rate (RooflineCost's convolutions and matmuls: oneDNN's GEMM path) is the same
+  // peak; giving it its own field lets a calibration (cpu/device_model.hpp) fit the rate of
+  // the other kernels (depthwise convolutions, pooling, ...) apart from it.
+  d.tf32_tflops = d.fp32_tflops;
   d.bandwidth_gbs = bandwidth;
   d.compute_efficiency = 1;
   d.bandwidth_efficiency = 1;
