@@ -37,7 +37,10 @@
 // at the price of the second DP (the search times: a shared 2-core machine, load 10). RandWire's
 // stages end at single-node cuts already and are crossed by three or more values inside, so
 // IOS's boundaries and natural cuts change nothing there. (`IosBlocks.DISABLED_Measure...`
-// in test/schedule/ios_blocks_test.cpp prints this table.)
+// in test/schedule/ios_blocks_test.cpp prints this table.) On CpuRuntime with the benchmark's
+// limits (stages measured for 5 ms), NASNet-A Mobile's natural plan was rejected as well, and
+// trying it measured 20,840 stages instead of 9,636 (search 378 s instead of 199 s, 2 cores
+// at load 9); `natural_cuts = false` saves that where a search must be short.
 //
 // The stages lower to one Schedule: each group on a stream (preferring the stream that ran
 // its producer), with the fewest waits that enforce the dependencies — events between
