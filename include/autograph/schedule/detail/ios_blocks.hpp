@@ -2,10 +2,11 @@
 // Natural block boundaries for IOS: positions of the kernel order crossed by few values.
 //
 // A block of IOS is a run of the kernel order; its DP never puts kernels of two blocks in one
-// stage. Cutting where few values cross loses the least: at a NASNet cell boundary only the
-// two values every later cell reads cross (the outputs of the previous two cells), while a cut
-// in the middle of a cell, or along levels across cells, separates kernels that could have
-// shared a stage.
+// stage. Where few values cross, few kernels on either side wait for each other: at a NASNet
+// cell boundary only the two values every later cell reads cross (the outputs of the previous
+// two cells), while a cut in the middle of a cell separates kernels that could have shared a
+// stage. It is not always the best cut (the planner in ios.hpp also tries cutting along
+// levels alone and keeps the better plan).
 #include <algorithm>
 #include <cstdint>
 #include <functional>
