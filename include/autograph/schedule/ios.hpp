@@ -6,12 +6,41 @@
 // measured by a Runtime and cached per operator set.
 //
 // Large graphs are scheduled block by block, as IOS does: blocks end at single-node cuts (a
-// kernel every other kernel either precedes or follows). IOS's models name their blocks; a
-// graph without such cuts (NASNet cells read the two previous cells) is cut further along
-// its levels into the longest pieces with at most `max_block_kernels` kernels and
-// `max_block_states` DP states (counted before the DP runs), and a block whose DP would still
-// visit more than `block_budget` (state, ending) pairs is halved. Both are counted in the
+// kernel every other kernel either precedes or follows). IOS's models name their blocks (its
+// NASNet is cut per cell, its RandWire per stage; `cut_after` takes such boundaries). Here a
+// block with more than `max_block_kernels` kernels or `max_block_states` DP states (counted
+// before the DP runs) is first cut at its natural boundaries: positions of the kernel order
+// crossed by at most `max_cut_values` live values (detail/ios_blocks.hpp; a NASNet cell
+// boundary is crossed by the two values the next cells read), into the largest pieces
+// within the limits. A piece that still does not fit is cut along its levels into the
+// longest pieces within them. A natural cut can also lose (a NASNet cell reads the cell
+// before the previous one, and a cut along levels keeps those reads beside the previous
+// cell), so such a block is also planned cut along its levels alone and the plan with the
+// smaller objective stays: a second DP over that block. A block whose DP would still visit
+// more than `block_budget` (state, ending) pairs is halved. All of it is counted in the
 // stats, so a report says when the search was not exhaustive over a whole block.
+//
+// The objective (Σ stage latencies, ms; SimulatedRuntime, roofline H100) with blocks cut
+// along levels only (before), at natural boundaries (now), and at IOS's own boundaries
+// (`cut_after` at each cell / stage / module end, from the zoo's node scopes; levels within):
+//
+//                     default limits                    r = 2, s = 2, 300 states (the CPU benchmark's)
+//                     before   now      IOS's   search s   before   now      IOS's
+//   NASNet-A Large    2.1645   2.1124   2.1124  4.7 -> 8.3   3.4661   3.2632   3.2632
+//   NASNet-A Mobile   0.8981   0.8981   0.9281  3.7 -> 6.7   1.5290   1.5244   1.5244
+//   RandWire-WS       0.6634   0.6634   0.6634  1.7 -> 1.5   0.9367   0.9367   0.9367
+//   Inception-v3      0.9915   0.9915   0.9915  0.8 -> 0.7   1.2830   1.2830   1.2830
+//   SqueezeNet 1.1    0.1963   0.1963   0.1963  0.0          0.1963   0.1963   0.1963
+//
+// Natural cuts find IOS's NASNet cells by themselves. On NASNet-A Mobile the cells lose to
+// cuts along levels (0.8917 against 0.8617 ms over the cells' block), so the level plan stays,
+// at the price of the second DP (the search times: a shared 2-core machine, load 10). RandWire's
+// stages end at single-node cuts already and are crossed by three or more values inside, so
+// IOS's boundaries and natural cuts change nothing there. (`IosBlocks.DISABLED_Measure...`
+// in test/schedule/ios_blocks_test.cpp prints this table.) On CpuRuntime with the benchmark's
+// limits (stages measured for 5 ms), NASNet-A Mobile's natural plan was rejected as well, and
+// trying it measured 20,840 stages instead of 9,636 (search 378 s instead of 199 s, 2 cores
+// at load 9); `natural_cuts = false` saves that where a search must be short.
 //
 // The stages lower to one Schedule: each group on a stream (preferring the stream that ran
 // its producer), with the fewest waits that enforce the dependencies — events between
@@ -28,6 +57,7 @@
 #include "autograph/core/precompiled.hpp"
 #include "autograph/cost/inference_kernels.hpp"
 #include "autograph/schedule/conv_merge.hpp"
+#include "autograph/schedule/detail/ios_blocks.hpp"
 #include "autograph/schedule/detail/ios_dp.hpp"
 #include "autograph/schedule/kernel_dag.hpp"
 #include "autograph/schedule/measurer.hpp"
@@ -50,6 +80,9 @@ struct IosOptions {
   std::size_t max_block_kernels = 64;      // at most 64 (a block's sets are 64-bit masks)
   std::size_t max_block_states = 3'000;    // DP states (predecessor-closed sets) one block may have
   std::size_t block_budget = 1'000'000;    // (state, ending) pairs one block's DP may visit
+  bool natural_cuts = true;                // cut oversized blocks where few values cross before cutting along levels
+  std::size_t max_cut_values = 2;          // live values a natural cut may cross (2: a NASNet cell's two inputs)
+  std::vector<NodeId> cut_after{};         // nodes (kernels) after which a block must end, as IOS's models name blocks
 };
 
 struct IosStage {
@@ -62,11 +95,13 @@ struct IosStage {
 struct IosStats {
   double search_seconds = 0;
   std::size_t blocks = 0;            // blocks the DP ran on (after all splits)
-  std::size_t level_splits = 0;      // blocks cut because they had more than max_block_kernels or max_block_states
+  std::size_t natural_cuts = 0;      // cuts at natural boundaries (in the plans kept) of blocks over max_block_kernels or max_block_states
+  std::size_t natural_plans_rejected = 0;  // blocks whose natural cuts lost to cutting along levels alone
+  std::size_t level_splits = 0;      // blocks (after natural cuts) still over those limits, cut along their levels
   std::size_t budget_splits = 0;     // blocks halved because their DP exceeded block_budget
   std::size_t states = 0;            // DP states over all blocks
   std::size_t transitions = 0;       // (state, ending) pairs over all blocks
-  std::size_t abandoned_transitions = 0;  // spent on blocks that were then halved
+  std::size_t abandoned_transitions = 0;  // spent on blocks that were then halved, or on the plan of a block not kept
   std::size_t stages_measured = 0;   // distinct operator sets whose latency was measured
   std::size_t merges = 0;            // merge stages chosen
   double estimated_ms = 0;           // Σ stage latencies: the DP's objective
@@ -78,6 +113,7 @@ struct IosResult {
   Schedule schedule;
   std::vector<IosStage> stages;
   IosStats stats;
+  std::vector<std::size_t> block_kernels;  // kernels of each block the DP ran on, in order
 };
 
 /// The schedule of one stage: each group on its own stream, in the given order.
@@ -187,31 +223,105 @@ class IosPlanner {
   void run();
   std::vector<Planned> const& planned() const { return planned_; }
   IosStats const& stats() const { return stats_; }
+  std::vector<std::size_t> const& block_kernels() const { return block_kernels_; }
 
  private:
-  // Blocks of kernel indices: runs between single-node cuts, cut further by levels.
-  std::vector<std::vector<std::uint32_t>> blocks() {
+  // Runs of the kernel order between single-node cuts and the caller's cuts, as [from, to).
+  std::vector<std::pair<std::size_t, std::size_t>> top_blocks() const {
     std::size_t n = dag_.size();
-    std::vector<std::vector<std::uint32_t>> out;
-    if (n == 0) return out;
-    std::vector<std::size_t> related(n, 0);  // ancestors + descendants
-    for (std::size_t a = 0; a < n; ++a)
-      for (std::size_t w = 0; w < dag_.words(); ++w)
-        for (std::uint64_t bits = dag_.descendants(a)[w]; bits; bits &= bits - 1) {
-          ++related[a];
-          ++related[w * 64 + static_cast<std::size_t>(std::countr_zero(bits))];
-        }
-    std::vector<std::uint32_t> current;
-    for (std::uint32_t k = 0; k < n; ++k) {
-      current.push_back(k);
-      if ((opt_.split_at_cuts && related[k] == n - 1) || k + 1 == n) {
-        auto pieces = split_to_fit(current);
-        if (pieces.size() > 1) stats_.level_splits += 1;
-        for (auto& p : pieces) out.push_back(std::move(p));
-        current.clear();
-      }
+    std::vector<char> ends_block(n, 0);
+    if (n == 0) return {};
+    ends_block[n - 1] = 1;
+    for (NodeId id : opt_.cut_after) ends_block[dag_.index(id)] = 1;
+    if (opt_.split_at_cuts) {
+      std::vector<std::size_t> related(n, 0);  // ancestors + descendants
+      for (std::size_t a = 0; a < n; ++a)
+        for (std::size_t w = 0; w < dag_.words(); ++w)
+          for (std::uint64_t bits = dag_.descendants(a)[w]; bits; bits &= bits - 1) {
+            ++related[a];
+            ++related[w * 64 + static_cast<std::size_t>(std::countr_zero(bits))];
+          }
+      for (std::size_t k = 0; k < n; ++k)
+        if (related[k] == n - 1) ends_block[k] = 1;
     }
+    std::vector<std::pair<std::size_t, std::size_t>> out;
+    for (std::size_t lo = 0, k = 0; k < n; ++k)
+      if (ends_block[k]) {
+        out.emplace_back(lo, k + 1);
+        lo = k + 1;
+      }
     return out;
+  }
+
+  static std::vector<std::uint32_t> run_of(std::size_t from, std::size_t to) {
+    std::vector<std::uint32_t> ks(to - from);
+    std::iota(ks.begin(), ks.end(), static_cast<std::uint32_t>(from));
+    return ks;
+  }
+
+  // Plans the run [from, to) cut at `cuts` (ascending, inside it), each piece cut further
+  // along its levels where it does not fit the limits; returns the objective.
+  double plan_pieces(std::size_t from, std::size_t to, std::vector<std::size_t> cuts) {
+    std::size_t first = planned_.size();
+    cuts.push_back(to);
+    for (std::size_t end : cuts) {
+      auto pieces = split_to_fit(run_of(from, end));
+      if (pieces.size() > 1) stats_.level_splits += 1;
+      for (auto const& piece : pieces) schedule_block(piece);
+      from = end;
+    }
+    double ms = 0;
+    for (std::size_t i = first; i < planned_.size(); ++i) ms += planned_[i].ms;
+    return ms;
+  }
+
+  // One block of the kernel order: as it is when it fits, else cut at its natural boundaries
+  // and, separately, along its levels alone; the plan with the smaller objective stays (a
+  // natural cut can also lose: NASNet cells read the cell before the previous one, and a cut
+  // along levels keeps those reads beside the previous cell).
+  void plan_block(std::size_t from, std::size_t to, std::vector<std::uint32_t> const& live) {
+    auto fits = [&](std::size_t a, std::size_t b) { return fits_limits(run_of(a, b)); };
+    std::vector<std::size_t> cuts;
+    if (opt_.natural_cuts && !fits(from, to)) cuts = natural_cuts(from, to, live, opt_.max_cut_values, fits);
+    if (cuts.empty()) {
+      plan_pieces(from, to, {});
+      return;
+    }
+    std::size_t planned = planned_.size(), sizes = block_kernels_.size();
+    IosStats const start = stats_;
+    double natural = plan_pieces(from, to, cuts);
+    std::vector<Planned> natural_planned(planned_.begin() + static_cast<std::ptrdiff_t>(planned), planned_.end());
+    std::vector<std::size_t> natural_sizes(block_kernels_.begin() + static_cast<std::ptrdiff_t>(sizes), block_kernels_.end());
+    IosStats const natural_stats = stats_;
+    planned_.resize(planned);
+    block_kernels_.resize(sizes);
+    stats_ = start;
+    double levels = plan_pieces(from, to, {});
+    // The plan not kept still measured its stages and spent its transitions.
+    auto spent_on = [&](IosStats const& lost) {
+      stats_.stages_measured += lost.stages_measured - start.stages_measured;
+      stats_.abandoned_transitions += lost.transitions - start.transitions + lost.abandoned_transitions - start.abandoned_transitions;
+    };
+    if (natural < levels) {
+      IosStats const level_stats = stats_;
+      stats_ = natural_stats;
+      spent_on(level_stats);
+      stats_.natural_cuts += cuts.size();
+      planned_.resize(planned);
+      planned_.insert(planned_.end(), natural_planned.begin(), natural_planned.end());
+      block_kernels_.resize(sizes);
+      block_kernels_.insert(block_kernels_.end(), natural_sizes.begin(), natural_sizes.end());
+    } else {
+      spent_on(natural_stats);
+      stats_.natural_plans_rejected += 1;
+    }
+  }
+
+  // At most max_block_kernels kernels and max_block_states DP states.
+  bool fits_limits(std::vector<std::uint32_t> const& ks) {
+    if (ks.size() > opt_.max_block_kernels) return false;
+    masks(ks, succ_, pred_, desc_);
+    return count_states(pred_, opt_.max_block_states + 1) <= opt_.max_block_states;
   }
 
   void schedule_block(std::vector<std::uint32_t> const& ks) {
@@ -229,6 +339,7 @@ class IosPlanner {
       return;
     }
     ++stats_.blocks;
+    block_kernels_.push_back(ks.size());
     stats_.states += dp.states();
     stats_.transitions += dp.transitions();
     stats_.stages_measured += dp.stages_measured();
@@ -343,6 +454,8 @@ class IosPlanner {
   MergedLatency merged_;
   IosStats stats_;
   std::vector<Planned> planned_;
+  std::vector<std::size_t> block_kernels_;
+  std::vector<Mask> succ_, pred_, desc_;  // scratch of fits_limits()
   std::vector<Mask> comps_;  // scratch of stage_cost()
   std::vector<NodeId> convs_;
   Schedule stage_;
@@ -350,7 +463,9 @@ class IosPlanner {
 
 #if !defined(AUTOGRAPH_PRECOMPILED) || defined(AUTOGRAPH_DEFINE_SCHEDULE)
 AUTOGRAPH_DEFAULTS_INLINE void IosPlanner::run() {
-  for (auto const& block : blocks()) schedule_block(block);
+  std::vector<std::uint32_t> live;
+  if (opt_.natural_cuts) live = live_across(dag_);
+  for (auto [from, to] : top_blocks()) plan_block(from, to, live);
 }
 #endif
 
@@ -428,6 +543,10 @@ IosResult<Set> Ios::run_with(Graph<Set> const& g, IosPrepare<Set> const& prepare
     throw ScheduleError("IOS: block_budget and max_block_states must be at least 1");
   auto t0 = std::chrono::steady_clock::now();
   KernelDag dag(g);
+  for (NodeId id : options.cut_after) {
+    if (!g.contains(id)) throw ScheduleError("IOS: cut_after names node " + std::to_string(id) + ", which is not in the graph");
+    if (!dag.is_kernel(id)) throw ScheduleError("IOS: cut_after names " + g.label(id) + ", which launches no kernel");
+  }
   auto measure = prepare(g);
   double base = measure(Schedule{});
   auto constant = weight_only_nodes(g);
@@ -442,7 +561,7 @@ IosResult<Set> Ios::run_with(Graph<Set> const& g, IosPrepare<Set> const& prepare
   detail::IosPlanner planner(options, dag, [&](Schedule const& s) { return measure(s) - base; }, std::move(merged));
   planner.run();
 
-  IosResult<Set> res{g, {}, {}, planner.stats()};
+  IosResult<Set> res{g, {}, {}, planner.stats(), planner.block_kernels()};
   for (auto const& p : planner.planned()) {
     IosStage st;
     st.latency_ms = p.ms;
