@@ -12,5 +12,8 @@ target_link_libraries(autograph_cpu PUBLIC autograph::autograph autograph::defau
 # Programs that link it get AUTOGRAPH_CPU_PRECOMPILED: cpu/lower.hpp then declares the built-in
 # operators' lowering compiled here (src/cpu/lower.cpp) rather than compiling it again.
 target_compile_definitions(autograph_cpu PUBLIC AUTOGRAPH_CPU_PRECOMPILED)
-set_target_properties(autograph_cpu PROPERTIES EXPORT_NAME cpu POSITION_INDEPENDENT_CODE ON)
+# One translation unit: the kernel files each parse oneDNN's headers, and the baselines and
+# the lowering instantiate the same graph code; together they compile in 34 s of CPU instead
+# of 58 s.
+set_target_properties(autograph_cpu PROPERTIES EXPORT_NAME cpu POSITION_INDEPENDENT_CODE ON UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
 install(TARGETS autograph_cpu EXPORT autographTargets)

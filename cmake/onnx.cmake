@@ -28,7 +28,9 @@ if(TARGET onnx_proto AND TARGET protobuf::libprotobuf)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     target_link_libraries(autograph_onnx PUBLIC autograph::defaults)
   endif()
-  set_target_properties(autograph_onnx PROPERTIES POSITION_INDEPENDENT_CODE ON)
+  # One translation unit: the five files parse the same ONNX and graph headers and instantiate
+  # the same graph code; together they compile in half the CPU time (20 s instead of 39 s).
+  set_target_properties(autograph_onnx PROPERTIES POSITION_INDEPENDENT_CODE ON UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 0)
   message(STATUS "autograph: ONNX ${ONNX_VERSION} found; building autograph::onnx (ONNX import/export)")
 else()
   message(STATUS "autograph: ONNX/protobuf not found (Debian: libonnx-dev libprotobuf-dev); ONNX import/export is left out")

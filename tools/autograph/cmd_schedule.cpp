@@ -72,6 +72,7 @@ int run(ScheduleOptions const& o, R& rt) {
     auto const& s = r.stats;
     extra = "  stages         " + std::to_string(r.stages.size()) + " (" + std::to_string(s.merges) + " convolution merges), estimate " +
             cli::fixed(s.estimated_ms, 4) + " ms (sum of stages)\n" + "  blocks         " + std::to_string(s.blocks) + " (" +
+            std::to_string(s.natural_cuts) + " natural cuts, " + std::to_string(s.natural_plans_rejected) + " natural plans lost to level cuts, " +
             std::to_string(s.level_splits) + " cut for size, " + std::to_string(s.budget_splits) + " halved for budget), " +
             std::to_string(s.states) + " states, " + std::to_string(s.transitions) + " transitions, " + std::to_string(s.stages_measured) +
             " stages measured\n";
