@@ -404,7 +404,8 @@ void Optimizer<G, RuleSet, CostP, RuntimeT>::print_round(std::size_t round, std:
                                                          RoundMeasure const& measure, Measured const& m, Clock::time_point t0) const {
   if (!options_.progress || !(seconds_since(t0) > 1.0)) return;
   std::string measuring;
-  if constexpr (requires { runtime_.measuring_seconds(); }) measuring = ", " + std::to_string(runtime_.measuring_seconds()) + " s of it measuring";
+  if constexpr (requires { runtime_.measuring_seconds(); })
+    measuring = ", " + std::to_string(static_cast<long>(runtime_.measuring_seconds())) + " s of it measuring";
   std::fprintf(stderr, "[autograph] round %zu: %zu candidates (estimates %.1f..%.1f, this graph %.1f), %zu measured (fastest %.4f ms), best %.4f ms (%.1f s%s)\n",
                round + 1, cands.size(), cands.empty() ? 0.0 : cands.front().cost, cands.empty() ? 0.0 : cands.back().cost, estimate(cur.graph),
                measure.taken, measure.fastest, m.best.latency, seconds_since(t0), measuring.c_str());
