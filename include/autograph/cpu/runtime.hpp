@@ -68,7 +68,8 @@ DeviceSpec host_device_spec(int cores);
 
 struct CpuRuntimeOptions {
   int warmup = 3;                 // untimed runs before timing
-  int runs = 50;                  // timed runs, at least 50; measure() reports their median
+  int runs = 50;                  // timed runs of a measurement (at least 50 may be asked for); measure() reports their median.
+                                  // Fewer (at least 5) once over the budget or the deadline, or once more could not change a decision
   double budget_ms = 0;           // stop timing once the timed runs sum to this (after at least 5); 0: no limit
   int cores = 0;                  // 0: every core this process may run on
   std::uint64_t weight_seed = 0;  // random data for shape-only weights when measuring
