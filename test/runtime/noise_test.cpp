@@ -1,6 +1,8 @@
 // compare_samples: "faster" only beyond the noise the samples themselves show.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <limits>
 #include <random>
 
 #include "autograph/runtime/noise.hpp"
@@ -36,6 +38,75 @@ TEST(CompareSamples, OutliersDoNotWidenTheMargin) {
   auto a = samples(10, 0.1, 5), b = samples(9.5, 0.1, 6);
   a[0] = b[0] = 100;  // one preempted run each
   EXPECT_TRUE(compare_samples(a, b).faster);
+}
+
+}  // namespace
+}  // namespace autograph
+
+namespace autograph {
+namespace {
+
+TEST(SettledVerdict, DecidesOnlyWhenTheIntervalClearsTheMargin) {
+  EXPECT_EQ(settled_verdict(samples(10, 0.05, 7, 10), samples(9, 0.05, 8, 10)), Verdict::faster);
+  EXPECT_EQ(settled_verdict(samples(10, 0.01, 9, 10), samples(10, 0.01, 10, 10)), Verdict::not_faster);  // a gain below 0.5% at most
+  EXPECT_EQ(settled_verdict(samples(10, 0.05, 11, 10), samples(11, 0.05, 12, 10)), Verdict::not_faster);
+  // A gain near the margin, or noise wider than the gain: more samples could change the verdict.
+  EXPECT_EQ(settled_verdict(samples(10, 0.02, 13, 10), samples(9.95, 0.02, 14, 10)), Verdict::undecided);
+  EXPECT_EQ(settled_verdict(samples(10, 1.0, 15, 10), samples(9.5, 1.0, 16, 10)), Verdict::undecided);
+  EXPECT_EQ(settled_verdict({10.0}, {1.0}), Verdict::undecided);  // no spread to judge yet
+}
+
+TEST(ClearlyAbove, OnlyBeyondTheNoise) {
+  EXPECT_TRUE(clearly_above(samples(12, 0.1, 17, 5), 10));
+  EXPECT_FALSE(clearly_above(samples(10.1, 1.0, 18, 5), 10));
+  EXPECT_FALSE(clearly_above(samples(9, 0.1, 19, 5), 10));
+  EXPECT_FALSE(clearly_above(samples(12, 0.1, 20, 5), std::numeric_limits<double>::infinity()));
+}
+
+/// A source of `n` timed runs drawn from N(center, spread), counting the runs it gave.
+struct Source {
+  double center, spread;
+  std::mt19937_64 rng;
+  std::size_t runs = 0;
+  std::vector<double> operator()(std::size_t n) {
+    std::normal_distribution<double> d(center, spread);
+    std::vector<double> v;
+    for (std::size_t i = 0; i < n; ++i) v.push_back(d(rng));
+    runs += n;
+    return v;
+  }
+};
+auto never = [](auto const&, auto const&) { return false; };
+
+TEST(InterleavedCompare, StopsOnceTheVerdictIsSettled) {
+  Source a{10, 0.1, std::mt19937_64(21)}, b{8, 0.1, std::mt19937_64(22)};
+  auto c = interleaved_compare(std::ref(a), std::ref(b), 50, never);
+  EXPECT_TRUE(c.faster);
+  EXPECT_EQ(c.runs, 5u);  // one block each settles a 20% gain with 1% noise
+  EXPECT_EQ(a.runs, 5u);
+  Source same_a{10, 0.01, std::mt19937_64(23)}, same_b{10, 0.01, std::mt19937_64(24)};
+  auto n = interleaved_compare(std::ref(same_a), std::ref(same_b), 50, never);
+  EXPECT_FALSE(n.faster);
+  EXPECT_LT(n.runs, 50u);
+}
+
+TEST(InterleavedCompare, RunsToTheMaximumWhileUndecidedOrUntilStopped) {
+  Source a{10, 0.5, std::mt19937_64(25)}, b{9.9, 0.5, std::mt19937_64(26)};
+  auto c = interleaved_compare(std::ref(a), std::ref(b), 50, never);
+  EXPECT_EQ(c.runs, 50u);
+  Source x{10, 0.5, std::mt19937_64(27)}, y{9.9, 0.5, std::mt19937_64(28)};
+  auto stopped = interleaved_compare(std::ref(x), std::ref(y), 50, [](auto const& sa, auto const&) { return sa.size() >= 10; });
+  EXPECT_EQ(stopped.runs, 10u);
+  EXPECT_EQ(y.runs, 10u);
+}
+
+TEST(InterleavedCompare, EarlyLooksDoNotMakeEqualGraphsFaster) {
+  int faster = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    Source a{10, 0.5, std::mt19937_64(seed)}, b{10, 0.5, std::mt19937_64(seed + 1000)};
+    faster += interleaved_compare(std::ref(a), std::ref(b), 50, never).faster;
+  }
+  EXPECT_LE(faster, 2);  // as the full test alone: about 1 in 700
 }
 
 }  // namespace

@@ -173,12 +173,17 @@ int run(OptimizeOptions const& o) {
   std::vector<BaselineResult<>> results;
   std::string device_name, runtime_kind;
   double measuring_seconds = -1;  // CPU runtime: seconds spent measuring
+  std::optional<cpu::CpuPlan<BuiltinOps>> cpu_plan;  // CPU runtime: AutoGraph's schedule, chosen by measuring
   if (o.runtime == "cpu") {
     cpu::CpuRuntime probe;
     device_name = cpu::cpu_model_name() + ", " + std::to_string(probe.cores()) + " cores";
     runtime_kind = probe.kind();
-    // Each latency the searches compare is a median of up to 50 runs, at most ~1 s of runs.
-    results = cpu::run_baselines(g, bo, {.budget_ms = 1000}, taso, &measuring_seconds);
+    // Each latency the searches compare is a median of up to 50 runs, at most ~1 s of runs
+    // (a search's first measurements of a model show whether that is 5 runs or 50).
+    cpu::CpuBaselineReport report;
+    results = cpu::run_baselines(g, bo, {.budget_ms = 1000}, taso, &report);
+    measuring_seconds = report.measuring_seconds;
+    cpu_plan = std::move(report.autograph_plan);
   } else {
     DeviceSpec const& device = cli::device_arg(o.device);
     device_name = device.name;
@@ -208,6 +213,13 @@ int run(OptimizeOptions const& o) {
     if (!r.verification.ran && bo.verify) all_ok = false;
     std::printf("%-12s %12.4f %8.2fx %10.2f %9.2f %9zu  %-10s %s\n", r.name.c_str(), r.latency_ms, base / r.latency_ms, r.search_seconds,
                 r.verify_seconds, r.operators, verified.c_str(), rewrites_text(r.rewrites).c_str());
+  }
+  if (cpu_plan) {
+    if (cpu_plan->other.empty())
+      std::printf("autograph runs with %s's schedule (the other schedule is the same)\n", cpu_plan->scheduled.policy.c_str());
+    else
+      std::printf("autograph runs with %s's schedule: measured %.4f ms against %.4f ms with %s's (interleaved medians)\n",
+                  cpu_plan->scheduled.policy.c_str(), cpu_plan->chosen_ms, cpu_plan->other_ms, cpu_plan->other.c_str());
   }
   for (auto const& r : results)
     if (!r.left_out.empty()) {
@@ -280,6 +292,12 @@ int run(OptimizeOptions const& o) {
     for (auto const& [name, sec] : phases.spent) j["phases"].push_back({{"name", name}, {"seconds", sec}});
     j["total_seconds"] = phases.total();
     if (measuring_seconds >= 0) j["measuring_seconds"] = measuring_seconds;
+    if (cpu_plan) {
+      auto ms = [](double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); };
+      j["autograph_schedule"] = {{"chosen", cpu_plan->scheduled.policy}, {"chosen_ms", ms(cpu_plan->chosen_ms)},
+                                 {"other", cpu_plan->other.empty() ? nlohmann::json(nullptr) : nlohmann::json(cpu_plan->other)},
+                                 {"other_ms", ms(cpu_plan->other_ms)}};
+    }
     o.report.write([&](std::ostream& out) { out << j.dump(2) << "\n"; });
     std::fprintf(stderr, "wrote %s\n", o.report.path.c_str());
   }

@@ -1,8 +1,11 @@
 #pragma once
 // The baseline configurations (experiments/baselines.hpp: sequential, Nimble, TASO,
 // TASO+Nimble, MetaFlow, AutoGraph) measured on this machine's cores: every latency a search
-// compares, and every latency reported, is a median of runs on the CPU runtime. Compiled once
-// in the autograph_cpu library (src/cpu/baselines.cpp).
+// compares, and every latency reported, is a median of runs on the CPU runtime. Sequential,
+// TASO and MetaFlow run on one stream, Nimble and TASO+Nimble on Nimble's streams, AutoGraph
+// on CpuRuntime, whose plan is the measured faster of the two (FasterOf). Compiled once in the
+// autograph_cpu library (src/cpu/baselines.cpp).
+#include <optional>
 #include <vector>
 
 #include "autograph/cpu/runtime.hpp"
@@ -10,10 +13,14 @@
 
 namespace autograph::cpu {
 
-/// `measuring_seconds`, when given, receives the wall seconds spent measuring on the CPU
-/// (part of each configuration's search and latency time).
+/// What run_baselines measured beyond the results.
+struct CpuBaselineReport {
+  double measuring_seconds = 0;                        // wall seconds spent measuring (part of each configuration's time)
+  std::optional<CpuPlan<BuiltinOps>> autograph_plan;  // the schedule AutoGraph's graph runs with, and the medians that chose it
+};
+
 std::vector<BaselineResult<BuiltinOps>> run_baselines(Graph<BuiltinOps> const& g, BaselineOptions const& opt, CpuRuntimeOptions const& runtime,
                                                       std::vector<rules::TasoRule<BuiltinOps>> const& runtime_rules = {},
-                                                      double* measuring_seconds = nullptr);
+                                                      CpuBaselineReport* report = nullptr);
 
 }  // namespace autograph::cpu

@@ -1,8 +1,10 @@
 #pragma once
 // CpuRuntime: the Runtime concept (runtime/runtime.hpp) on this machine's cores, measured.
 // measure() lowers a graph, prepares its schedule (kernels through oneDNN, one arena, one
-// thread per stream), runs it `warmup` times, then times 50 runs (fewer, at least 5, when a
-// time budget runs out first) and reports the median wall-clock latency in ms. The optimizer's on-board verification runs through it:
+// thread per stream), runs it `warmup` times, then times up to 50 runs (fewer, at least 5, once
+// a time budget runs out or more runs could not change a decision: BasicCpuRuntime) and reports
+// the median wall-clock latency in ms. Its schedule is the measured faster of Nimble's streams
+// and one stream with every core per kernel (FasterOf). The optimizer's on-board verification runs through it:
 //
 //   cpu::CpuRuntime cpu;
 //   Optimizer<Graph<>, rules::Default, MixedCriticalPath<0.25>, cpu::CpuRuntime> opt(..., cpu);
@@ -13,6 +15,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
+#include <numeric>
+#include <unordered_map>
 #include <string_view>
 #include <fstream>
 #include <memory>
@@ -26,6 +31,7 @@
 #include "autograph/cpu/executable.hpp"
 #include "autograph/cpu/lower.hpp"
 #include "autograph/graph/graph.hpp"
+#include "autograph/graph/structural_hash.hpp"
 #include "autograph/runtime/noise.hpp"
 #include "autograph/runtime/runtime.hpp"
 #include "autograph/schedule/kernel_dag.hpp"
@@ -62,7 +68,8 @@ DeviceSpec host_device_spec(int cores);
 
 struct CpuRuntimeOptions {
   int warmup = 3;                 // untimed runs before timing
-  int runs = 50;                  // timed runs, at least 50; measure() reports their median
+  int runs = 50;                  // timed runs of a measurement (at least 50 may be asked for); measure() reports their median.
+                                  // Fewer (at least 5) once over the budget or the deadline, or once more could not change a decision
   double budget_ms = 0;           // stop timing once the timed runs sum to this (after at least 5); 0: no limit
   int cores = 0;                  // 0: every core this process may run on
   std::uint64_t weight_seed = 0;  // random data for shape-only weights when measuring
@@ -92,11 +99,47 @@ class PreparedCpuGraph {
   std::vector<Tensor> inputs_;
 };
 
-/// `Policy` schedules a graph for measure(g): Nimble's streams (CpuRuntime), or one stream
-/// with every core per kernel (SequentialCpuRuntime, the baseline).
+/// A schedule policy of BasicCpuRuntime that measures: each graph is scheduled by `Preferred`
+/// and by `Alternative`, and where the two schedules differ both are timed interleaved
+/// (interleaved_compare); the alternative runs the graph only when it is faster beyond noise.
+/// CpuRuntime is FasterOf<Nimble, Sequential>: concurrent streams win on branchy models, but on
+/// chain-like ones (SqueezeNet, ViT) one kernel with every core beats branches sharing the
+/// cores, and a plan is never slower than the sequential one beyond noise.
+template <class Preferred, class Alternative>
+struct FasterOf {
+  static constexpr std::string_view name = "faster-of";
+};
+
+namespace detail {
+template <class P>
+inline constexpr bool is_faster_of = false;
+template <class A, class B>
+inline constexpr bool is_faster_of<FasterOf<A, B>> = true;
+}  // namespace detail
+
+/// How a runtime runs a graph: the schedule, and for FasterOf the medians that chose it.
+template <class Set>
+struct CpuPlan {
+  ScheduledGraph<Set> scheduled;  // .policy names the chosen schedule ("nimble", "sequential")
+  std::string other;              // the policy not chosen; empty when nothing was chosen (one policy, or one schedule from both)
+  double chosen_ms = std::numeric_limits<double>::quiet_NaN();  // medians of the deciding comparison (NaN: none ran)
+  double other_ms = std::numeric_limits<double>::quiet_NaN();
+};
+
+/// `Policy` schedules a graph for measure(g): one stream with every core per kernel
+/// (SequentialCpuRuntime, the baseline), Nimble's streams (NimbleCpuRuntime), or the measured
+/// faster of the two (CpuRuntime, FasterOf).
+///
+/// Measuring is the search's cost, so runs stop as soon as more could not change a decision:
+/// measure() times `runs` runs, or fewer (at least 5) once they sum to `budget_ms`; screen(g, b)
+/// also stops once `g` is clearly slower than b (clearly_above); compare() and FasterOf's
+/// choice stop their interleaved blocks once the verdict is settled (settled_verdict). After
+/// set_deadline()'s time each measurement stops at its minimum.
 template <class Policy>
 class BasicCpuRuntime {
  public:
+  using Clock = std::chrono::steady_clock;
+
   /// @throws Error for options out of range.
   explicit BasicCpuRuntime(CpuRuntimeOptions options = {})
       : options_(options), cores_(options.cores > 0 ? options.cores : available_cores()), cost_(CostTable{}, host_device_spec(cores_)) {
@@ -106,66 +149,86 @@ class BasicCpuRuntime {
     options_.cores = cores_;
   }
 
-  /// "measured (CPU, Intel(R) Xeon(R) ..., 2 cores, median of 50 runs)"; it says so when
+  /// "measured (CPU, Intel(R) Xeon(R) ..., 2 cores, median of up to 50 runs)"; it says so when
   /// OpenMP's threads spin between kernels (OMP_WAIT_POLICY not passive), which slows
   /// concurrent streams down (tools/autograph/main.cpp).
   std::string kind() const {
     char const* policy = std::getenv("OMP_WAIT_POLICY");
     bool passive = policy && std::string_view(policy) == "passive";
-    return "measured (CPU, " + cpu_model_name() + ", " + std::to_string(cores_) + (cores_ == 1 ? " core" : " cores") + ", median of " +
-           std::to_string(options_.runs) + " runs" + (passive ? "" : ", OpenMP threads spin: set OMP_WAIT_POLICY=passive") + ")";
+    return "measured (CPU, " + cpu_model_name() + ", " + std::to_string(cores_) + (cores_ == 1 ? " core" : " cores") + ", median of up to " +
+           std::to_string(options_.runs) + " runs" + (detail::is_faster_of<Policy> ? ", the faster of Nimble's streams and one stream" : "") +
+           (passive ? "" : ", OpenMP threads spin: set OMP_WAIT_POLICY=passive") + ")";
   }
   int cores() const { return cores_; }
   /// Wall seconds this runtime and its copies have spent measuring (preparing and timing
   /// runs, comparisons included): what a search on it pays for measuring.
-  double measuring_seconds() const { return *measuring_; }
+  double measuring_seconds() const { return meter_->seconds; }
   CpuRuntimeOptions const& options() const { return options_; }
   /// The per-kernel cost model a search ranks candidates with before measuring them here:
   /// measured times where set_cost_table() gave them (cpu/profiler.hpp makes such a table),
   /// the roofline of this machine (host_device_spec) for the rest.
   MeasuredCost const& cost_model() const { return cost_; }
   void set_cost_table(CostTable table) { cost_ = MeasuredCost(std::move(table), host_device_spec(cores_)); }
+  /// From `t` on, measurements stop at their minimum (5 runs, one block per side): a search's
+  /// time limit then holds inside its measuring loops. Clock::time_point::max(): no deadline.
+  void set_deadline(Clock::time_point t) { deadline_ = t; }
 
   /// Latency in ms of `g` under the Policy's schedule.
   template <class Set>
   double measure(Graph<Set> const& g) {
-    ScheduledGraph<Set> sg = Policy{}(g, *this);
-    return measure(sg.graph, sg.schedule);
+    return screen(g, std::numeric_limits<double>::infinity());
+  }
+  /// measure(g), except that timing stops once `g` is clearly slower than `bound_ms`
+  /// (clearly_above): the median returned is then above the bound, but less precise.
+  template <class Set>
+  double screen(Graph<Set> const& g, double bound_ms) {
+    Stopwatch w(*meter_);
+    ScheduledGraph<Set> sg;
+    if constexpr (detail::is_faster_of<Policy>) {
+      double fresh = std::numeric_limits<double>::quiet_NaN();  // timed while choosing
+      CpuPlan<Set> p = choose(g, bound_ms, &fresh);
+      if (!std::isnan(fresh)) return fresh;
+      sg = std::move(p.scheduled);  // chosen before: time the choice again
+    } else {
+      sg = Policy{}(g, *this);
+    }
+    CpuExecutable e = ready(lowered(sg.graph), sg.schedule);
+    return median(timed(e, bound_ms));
   }
   /// Latency in ms of running schedule `s` of `g` (possibly only some of its kernels).
   template <class Set>
   double measure(Graph<Set> const& g, Schedule const& s) {
-    Stopwatch w(*measuring_);
+    Stopwatch w(*meter_);
     return prepare(g).measure(s);
   }
-  /// Whether `challenger` runs faster than `incumbent` beyond noise (runtime/noise.hpp): both
-  /// prepared under the Policy's schedule, then timed in alternating blocks of 5 runs until
-  /// each has `runs` samples. A graph that fails to run counts as infinitely slow.
+  /// Whether `challenger` runs faster than `incumbent` beyond noise (runtime/noise.hpp): each
+  /// prepared under its plan, then timed in alternating blocks of 5 runs until the verdict is
+  /// settled or each has `runs` samples. A graph that fails to run counts as infinitely slow.
   template <class Set>
   Comparison compare(Graph<Set> const& incumbent, Graph<Set> const& challenger) {
-    Stopwatch w(*measuring_);
-    ScheduledGraph<Set> a = Policy{}(incumbent, *this), b = Policy{}(challenger, *this);
-    CpuExecutable ea(lower(a.graph, LowerOptions{.random_weights = options_.weight_seed}), a.schedule, {.cores = cores_});
-    CpuExecutable eb(lower(b.graph, LowerOptions{.random_weights = options_.weight_seed}), b.schedule, {.cores = cores_});
-    for (auto* e : {&ea, &eb}) {
-      std::vector<Tensor> in;
-      for (auto const& i : e->graph().inputs) in.push_back(Tensor::random(i.desc.shape, hash_combine(options_.weight_seed, i.id)));
-      e->write_inputs(in);
-      e->time(options_.warmup, 0);
+    Stopwatch w(*meter_);
+    ScheduledGraph<Set> a = plan(incumbent).scheduled, b = plan(challenger).scheduled;
+    CpuExecutable ea = ready(lowered(a.graph), a.schedule), eb = ready(lowered(b.graph), b.schedule);
+    return race(ea, eb, [this](auto const&, auto const&) { return past_deadline(); });
+  }
+  /// The schedule measure(g) times `g` with; under FasterOf, chosen by measuring (once per
+  /// graph: the choice is kept by the graph's structural hash).
+  template <class Set>
+  CpuPlan<Set> plan(Graph<Set> const& g) {
+    if constexpr (detail::is_faster_of<Policy>) {
+      Stopwatch w(*meter_);
+      return choose(g, std::numeric_limits<double>::infinity(), nullptr);
+    } else {
+      CpuPlan<Set> p;
+      p.scheduled = Policy{}(g, *this);
+      return p;
     }
-    std::vector<double> sa, sb;
-    while (static_cast<int>(sa.size()) < options_.runs) {
-      auto x = ea.time(0, 5), y = eb.time(0, 5);
-      sa.insert(sa.end(), x.begin(), x.end());
-      sb.insert(sb.end(), y.begin(), y.end());
-    }
-    return compare_samples(sa, sb);
   }
 
   /// Lowers `g` once for timing many schedules of it (shape-only weights get random data).
   template <class Set>
   PreparedCpuGraph prepare(Graph<Set> const& g) {
-    return PreparedCpuGraph(lower(g, LowerOptions{.random_weights = options_.weight_seed}), options_);
+    return PreparedCpuGraph(lowered(g), options_);
   }
   /// An executable for results: every weight must have data.
   template <class Set>
@@ -175,21 +238,121 @@ class BasicCpuRuntime {
   }
 
  private:
-  /// Adds the seconds between its construction and destruction to a total.
+  /// Seconds spent measuring, shared by copies; only the outermost Stopwatch counts (compare()
+  /// may choose a plan, which measures).
+  struct Meter {
+    double seconds = 0;
+    int depth = 0;
+  };
   struct Stopwatch {
-    double& total;
-    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-    ~Stopwatch() { total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+    Meter& meter;
+    Clock::time_point start = Clock::now();
+    explicit Stopwatch(Meter& m) : meter(m) { ++meter.depth; }
+    ~Stopwatch() {
+      if (--meter.depth == 0) meter.seconds += std::chrono::duration<double>(Clock::now() - start).count();
+    }
+  };
+  /// A FasterOf choice, by structural hash.
+  struct Choice {
+    bool alternative = false;
+    bool compared = false;
+    double chosen_ms = 0, other_ms = 0;
+  };
+  /// The fewest timed runs a median is taken from: one block of interleaved_compare, and the
+  /// minimum CpuExecutable::time keeps under a budget.
+  static constexpr std::size_t min_runs = 5;
+
+  bool past_deadline() const { return Clock::now() >= deadline_; }
+  template <class Set>
+  std::shared_ptr<CpuGraph const> lowered(Graph<Set> const& g) const {
+    return lower(g, LowerOptions{.random_weights = options_.weight_seed});
+  }
+  /// An executable of `s` with the measuring inputs written, warmed up.
+  CpuExecutable ready(std::shared_ptr<CpuGraph const> graph, Schedule const& s) const {
+    CpuExecutable e(std::move(graph), s, {.complete = false, .cores = cores_});
+    std::vector<Tensor> in;
+    for (auto const& i : e.graph().inputs) in.push_back(Tensor::random(i.desc.shape, hash_combine(options_.weight_seed, i.id)));
+    e.write_inputs(in);
+    for (int i = 0; i < options_.warmup; ++i) e.run();
+    return e;
+  }
+  bool over_budget(std::vector<double> const& samples) const {
+    return options_.budget_ms > 0 && std::accumulate(samples.begin(), samples.end(), 0.0) >= options_.budget_ms;
+  }
+  /// Timed runs of `e`: `runs`, or fewer (at least min_runs) once over the budget or the
+  /// deadline, or clearly slower than `bound_ms`.
+  std::vector<double> timed(CpuExecutable& e, double bound_ms) const {
+    std::vector<double> s;
+    while (s.size() < static_cast<std::size_t>(options_.runs)) {
+      s.push_back(e.time(0, 1).front());
+      if (s.size() >= min_runs && (over_budget(s) || past_deadline() || clearly_above(s, bound_ms))) break;
+    }
+    return s;
+  }
+  /// interleaved_compare of `a` (incumbent) and `b`, also stopping when `stop(samples_a, samples_b)`.
+  template <class Stop>
+  Comparison race(CpuExecutable& a, CpuExecutable& b, Stop&& stop) const {
+    auto time_of = [](CpuExecutable& e) { return [&e](std::size_t n) { return e.time(0, static_cast<int>(n)); }; };
+    return interleaved_compare(time_of(a), time_of(b), static_cast<std::size_t>(options_.runs), stop, min_runs);
+  }
+  /// FasterOf: the preferred schedule unless the alternative is faster beyond noise; the two
+  /// timed interleaved (stopping early, with their budget each, once both are clearly slower
+  /// than `bound_ms`) only where they differ. A graph chosen for before is not timed again;
+  /// otherwise `*fresh_ms` (when given) receives the chosen schedule's median.
+  template <class Set>
+  CpuPlan<Set> choose(Graph<Set> const& g, double bound_ms, double* fresh_ms) {
+    using Preferred = typename FasterOfParts<Policy>::Preferred;
+    using Alternative = typename FasterOfParts<Policy>::Alternative;
+    ScheduledGraph<Set> a = Preferred{}(g, *this), b = Alternative{}(g, *this);
+    std::uint64_t key = structural_hash(g);
+    auto found = choices_->find(key);
+    bool known = found != choices_->end();  // (emplace below may rehash: keep no iterator)
+    Choice c;
+    if (known) {
+      c = found->second;
+    } else if (a.schedule == b.schedule && structurally_equal(a.graph, b.graph)) {
+      CpuExecutable e = ready(lowered(a.graph), a.schedule);
+      c.chosen_ms = median(timed(e, bound_ms));
+      choices_->emplace(key, c);
+    } else {
+      auto la = lowered(a.graph);
+      CpuExecutable ea = ready(la, a.schedule), eb = ready(structurally_equal(a.graph, b.graph) ? la : lowered(b.graph), b.schedule);
+      Comparison r = race(ea, eb, [&](std::vector<double> const& sa, std::vector<double> const& sb) {
+        return past_deadline() || (over_budget(sa) && over_budget(sb)) || (clearly_above(sa, bound_ms) && clearly_above(sb, bound_ms));
+      });
+      c = {.alternative = r.faster, .compared = true, .chosen_ms = r.faster ? r.challenger_ms : r.incumbent_ms,
+           .other_ms = r.faster ? r.incumbent_ms : r.challenger_ms};
+      choices_->emplace(key, c);
+    }
+    if (!known && fresh_ms) *fresh_ms = c.chosen_ms;
+    CpuPlan<Set> p;
+    p.scheduled = c.alternative ? std::move(b) : std::move(a);
+    if (c.compared) {
+      p.other = std::string(c.alternative ? Preferred::name : Alternative::name);
+      p.other_ms = c.other_ms;
+    }
+    p.chosen_ms = c.chosen_ms;
+    return p;
+  }
+  template <class P>
+  struct FasterOfParts;
+  template <class A, class B>
+  struct FasterOfParts<FasterOf<A, B>> {
+    using Preferred = A;
+    using Alternative = B;
   };
 
   CpuRuntimeOptions options_;
   int cores_;
   MeasuredCost cost_;
-  std::shared_ptr<double> measuring_ = std::make_shared<double>(0.0);
+  Clock::time_point deadline_ = Clock::time_point::max();
+  std::shared_ptr<Meter> meter_ = std::make_shared<Meter>();
+  std::shared_ptr<std::unordered_map<std::uint64_t, Choice>> choices_ = std::make_shared<std::unordered_map<std::uint64_t, Choice>>();
 };
 
-using CpuRuntime = BasicCpuRuntime<schedule::Nimble>;
+using NimbleCpuRuntime = BasicCpuRuntime<schedule::Nimble>;
 using SequentialCpuRuntime = BasicCpuRuntime<schedule::Sequential>;
-static_assert(EstimatingRuntime<CpuRuntime>);
+using CpuRuntime = BasicCpuRuntime<FasterOf<schedule::Nimble, schedule::Sequential>>;
+static_assert(EstimatingRuntime<CpuRuntime> && ScreeningRuntime<CpuRuntime> && DeadlineRuntime<CpuRuntime>);
 
 }  // namespace autograph::cpu

@@ -180,8 +180,15 @@ class Optimizer {
   RoundMeasure measure_top_k(Entry const& cur, std::vector<Candidate<Set>> const& cands, Measured& m, OptimizeResult<Set>& r);
   std::vector<RuleProbe<Set>> attribute_rules(Entry const& cur, std::vector<Candidate<Set>> const& cands, RoundMeasure& round, Measured& m,
                                               OptimizeResult<Set>& r, RuleStatsRecorder& stats);
-  /// The runtime's latency of `g`; infinity when it cannot lower or run it (the reason kept in r.failures).
-  double measure_or_fail(Graph<Set> const& g, OptimizeResult<Set>& r);
+  /// The runtime's latency of `g`; infinity when it cannot lower or run it (the reason kept in
+  /// r.failures). Where only whether `g` may beat `bound_ms` matters, a ScreeningRuntime stops
+  /// timing once `g` is clearly slower than it.
+  double measure_or_fail(Graph<Set> const& g, OptimizeResult<Set>& r, double bound_ms = std::numeric_limits<double>::infinity());
+  /// Whether the time limit has passed (checked between measurements too: on a measuring
+  /// runtime one round's candidates take longer than the limit).
+  bool out_of_time() const { return seconds_since(t0_) > options_.time_limit_s; }
+  /// A progress line after a measurement, at most one a second.
+  void print_measured(char const* what, std::size_t i, std::size_t n, double latency, Entry const& best);
   /// Whether `challenger` (measured `latency` once) beats `incumbent` for good: on a runtime
   /// that measures (ComparingRuntime), both are re-measured interleaved and the challenger must
   /// win beyond the noise margin; the latencies are updated to the re-measured medians.
@@ -194,6 +201,8 @@ class Optimizer {
   RuntimeT runtime_;
   OptimizerOptions options_;
   Engine engine_;
+  Clock::time_point t0_ = Clock::now();            // of the optimize() running
+  Clock::time_point last_progress_ = t0_;          // of the last progress line
   // Searches keep weight transforms as nodes (cost models see them as constants) and the
   // kept graph is folded once at the end: folding every candidate's would cost more than
   // the rewrite and hold the weights of graphs long thrown away.
@@ -226,9 +235,13 @@ double Optimizer<G, RuleSet, CostP, RuntimeT>::estimate(Graph<Set> const& g) con
 
 template <class G, class RuleSet, class CostP, class RuntimeT>
 auto Optimizer<G, RuleSet, CostP, RuntimeT>::optimize(Graph<Set> const& input) -> OptimizeResult<Set> {
-  auto t0 = Clock::now();
+  auto t0 = t0_ = last_progress_ = Clock::now();
   OptimizeResult<Set> r;
   r.runtime_kind = runtime_.kind();
+  if constexpr (DeadlineRuntime<RuntimeT>) {  // measurements stop at their minimum past the limit
+    auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.time_limit_s));
+    runtime_.set_deadline(options_.time_limit_s < 1e9 ? t0 + limit : Clock::time_point::max());
+  }
   left_out_.assign(engine_.size(), 0);
   RuleStatsRecorder stats(engine_.size());
   Measured m(Entry{input, runtime_.measure(input), {}});
@@ -258,6 +271,10 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::optimize(Graph<Set> const& input) -
     auto slower = attribute_rules(cur, cands, measure, m, r, stats);
     print_round(round, cands, cur, measure, m, t0);
     leave_out(slower, r);
+    if (out_of_time()) {  // within the round's measurements: what it verified so far is kept
+      r.stop = {StopReason::time_limit, round + 1, options_.time_limit_s};
+      break;
+    }
     if (!measure.improved && !slower.empty()) {  // search the same graph again without them
       m.queue.push(cur);
       continue;
@@ -267,16 +284,20 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::optimize(Graph<Set> const& input) -
       break;
     }
   }
+  if constexpr (DeadlineRuntime<RuntimeT>) runtime_.set_deadline(Clock::time_point::max());
   finish(r, std::move(m.best), stats);
   r.search_seconds = seconds_since(t0);
   return r;
 }
 
 template <class G, class RuleSet, class CostP, class RuntimeT>
-double Optimizer<G, RuleSet, CostP, RuntimeT>::measure_or_fail(Graph<Set> const& g, OptimizeResult<Set>& r) {
+double Optimizer<G, RuleSet, CostP, RuntimeT>::measure_or_fail(Graph<Set> const& g, OptimizeResult<Set>& r, double bound_ms) {
   ++r.measured;
   try {
-    return runtime_.measure(g);
+    if constexpr (ScreeningRuntime<RuntimeT, Set>)
+      return std::isfinite(bound_ms) ? runtime_.screen(g, bound_ms) : runtime_.measure(g);
+    else
+      return runtime_.measure(g);
   } catch (std::exception const& e) {  // a candidate that cannot run is slow, not the end of the search
     r.failures.push_back(e.what());
     return std::numeric_limits<double>::infinity();
@@ -309,14 +330,18 @@ template <class G, class RuleSet, class CostP, class RuntimeT>
 auto Optimizer<G, RuleSet, CostP, RuntimeT>::measure_top_k(Entry const& cur, std::vector<Candidate<Set>> const& cands, Measured& m,
                                                            OptimizeResult<Set>& r) -> RoundMeasure {
   RoundMeasure round;
+  std::size_t n = std::min(cands.size(), options_.top_k);
   for (auto const& c : cands) {
-    if (round.taken == options_.top_k) break;
+    if (round.taken == options_.top_k || out_of_time()) break;
     auto [seen, fresh] = m.latency.emplace(structural_hash(c.graph), 0.0);
     if (fresh) {
       ++round.taken;
-      double lat = seen->second = measure_or_fail(c.graph, r);
+      // Screened against the best: a candidate clearly slower cannot change a decision, so
+      // it is not timed further (the latency kept for it is then a rough one above the best).
+      double lat = seen->second = measure_or_fail(c.graph, r, m.best.latency);
       round.fastest = std::min(round.fastest, lat);
       if (confirm_faster(m.best, c.graph, lat, r) && m.offer(Entry{c.graph, lat, cur.trail.then(c.trail)})) round.improved = true;
+      print_measured("candidate", round.taken, n, lat, m.best);
     }
     if (&c == &cands.front()) round.first_latency = seen->second;
   }
@@ -333,9 +358,14 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::attribute_rules(Entry const& cur, s
   std::vector<RuleProbe<Set>> slower;
   if (!options_.attribute_rules || cands.empty()) return slower;
   bool disagree = !(round.first_latency < cur.latency);
-  auto probes = probe_rules(engine_, cur.graph, cands[0].trail, [&](Graph<Set> const& h) { return measure_or_fail(h, r); },
+  // Past the time limit a probe is not measured (NaN: neither slower nor faster than anything).
+  auto probe_measure = [&](Graph<Set> const& h) {
+    return out_of_time() ? std::numeric_limits<double>::quiet_NaN() : measure_or_fail(h, r);
+  };
+  auto probes = probe_rules(engine_, cur.graph, cands[0].trail, probe_measure,
                             RuleProbeOptions{.left_out = left_out_, .rewrite = search_rewrites, .stats = &stats});
   for (auto& p : probes) {
+    if (std::isnan(p.latency) || out_of_time()) continue;
     round.fastest = std::min(round.fastest, p.latency);
     // Slower alone: by more than 0.1% on a simulator; on a measuring runtime, the graph without
     // the rule must win a noise-aware re-measurement against the graph with it.
@@ -359,12 +389,26 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::attribute_rules(Entry const& cur, s
 }
 
 template <class G, class RuleSet, class CostP, class RuntimeT>
+void Optimizer<G, RuleSet, CostP, RuntimeT>::print_measured(char const* what, std::size_t i, std::size_t n, double latency, Entry const& best) {
+  if (!options_.progress || !(seconds_since(last_progress_) > 1.0)) return;
+  last_progress_ = Clock::now();
+  std::string measuring;
+  if constexpr (requires { runtime_.measuring_seconds(); })
+    measuring = ", " + std::to_string(static_cast<long>(runtime_.measuring_seconds())) + " s measuring";
+  std::fprintf(stderr, "[autograph]   %s %zu/%zu: %.4f ms, best %.4f ms (%.1f s%s)\n", what, i, n, latency, best.latency, seconds_since(t0_),
+               measuring.c_str());
+}
+
+template <class G, class RuleSet, class CostP, class RuntimeT>
 void Optimizer<G, RuleSet, CostP, RuntimeT>::print_round(std::size_t round, std::vector<Candidate<Set>> const& cands, Entry const& cur,
                                                          RoundMeasure const& measure, Measured const& m, Clock::time_point t0) const {
   if (!options_.progress || !(seconds_since(t0) > 1.0)) return;
-  std::fprintf(stderr, "[autograph] round %zu: %zu candidates (estimates %.1f..%.1f, this graph %.1f), %zu measured (fastest %.4f ms), best %.4f ms (%.1f s)\n",
+  std::string measuring;
+  if constexpr (requires { runtime_.measuring_seconds(); })
+    measuring = ", " + std::to_string(static_cast<long>(runtime_.measuring_seconds())) + " s of it measuring";
+  std::fprintf(stderr, "[autograph] round %zu: %zu candidates (estimates %.1f..%.1f, this graph %.1f), %zu measured (fastest %.4f ms), best %.4f ms (%.1f s%s)\n",
                round + 1, cands.size(), cands.empty() ? 0.0 : cands.front().cost, cands.empty() ? 0.0 : cands.back().cost, estimate(cur.graph),
-               measure.taken, measure.fastest, m.best.latency, seconds_since(t0));
+               measure.taken, measure.fastest, m.best.latency, seconds_since(t0), measuring.c_str());
 }
 
 /// Rules that alone make the graph slower are left out from here on: later rounds would spend

@@ -9,7 +9,7 @@ namespace autograph {
 
 enum class StopReason {
   round_limit,     // every measured round ran
-  time_limit,      // the time limit was reached before a round
+  time_limit,      // the time limit was reached (between rounds, or within one: its verified gains are kept)
   no_improvement,  // a round measured nothing faster and left no rule out
   queue_empty,     // no improved graph was left to explore
   estimate_only,   // measure_rounds = 0: the best estimate, one round, no measured rounds

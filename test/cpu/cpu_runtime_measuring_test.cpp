@@ -1,0 +1,89 @@
+// How CpuRuntime spends its runs: the schedule it chooses by measuring (FasterOf), and the
+// runs it does not spend — screening, settled comparisons, the deadline.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "autograph/cpu/runtime.hpp"
+#include "autograph/graph/builder.hpp"
+#include "autograph/schedule/sequential.hpp"
+
+namespace autograph::cpu {
+namespace {
+
+/// A schedule that runs nothing: faster than any schedule that runs kernels, beyond noise.
+struct RunNothing {
+  static constexpr std::string_view name = "nothing";
+  template <class Set, class R>
+  ScheduledGraph<Set> operator()(Graph<Set> const& g, R&) const {
+    return {g, Schedule{}, std::string(name), 0};
+  }
+};
+
+/// A chain of matrix products: a few ms per run on one core.
+Graph<> matmul_chain(int n = 6, std::int64_t size = 192) {
+  GraphBuilder<> b;
+  Value x = b.input("x", {size, size});
+  for (int i = 0; i < n; ++i) x = b.relu(b.matmul(x, b.weight("w" + std::to_string(i), {size, size})));
+  return std::move(b).build({x});
+}
+
+TEST(CpuScheduleChoice, TakesTheAlternativeOnlyWhenItMeasuresFaster) {
+  Graph<> g = matmul_chain();
+  BasicCpuRuntime<FasterOf<schedule::Sequential, RunNothing>> switches({.cores = 1});
+  auto p = switches.plan(g);
+  EXPECT_EQ(p.scheduled.policy, "nothing");
+  EXPECT_EQ(p.other, "sequential");
+  EXPECT_LT(p.chosen_ms, p.other_ms);
+  EXPECT_NEAR(switches.measure(g), 0.0, p.other_ms / 2);  // measure() times the chosen plan
+
+  BasicCpuRuntime<FasterOf<RunNothing, schedule::Sequential>> keeps({.cores = 1});
+  auto q = keeps.plan(g);
+  EXPECT_EQ(q.scheduled.policy, "nothing");
+  EXPECT_EQ(q.other, "sequential");
+}
+
+TEST(CpuScheduleChoice, TwoPoliciesGivingOneScheduleAreNotCompared) {
+  Graph<> g = matmul_chain(2, 64);
+  CpuRuntime cpu({.cores = 1});
+  BasicCpuRuntime<FasterOf<schedule::Sequential, schedule::Sequential>> same({.cores = 1});
+  auto p = same.plan(g);
+  EXPECT_EQ(p.scheduled.policy, "sequential");
+  EXPECT_TRUE(p.other.empty());
+  EXPECT_TRUE(std::isnan(p.other_ms));
+  EXPECT_GT(p.chosen_ms, 0.0);
+  EXPECT_NE(cpu.kind().find("the faster of Nimble's streams and one stream"), std::string::npos) << cpu.kind();
+}
+
+TEST(CpuRuntimeRuns, AClearComparisonStopsEarly) {
+  SequentialCpuRuntime cpu({.cores = 1});
+  Comparison c = cpu.compare(matmul_chain(8), matmul_chain(1));
+  EXPECT_TRUE(c.faster);
+  EXPECT_LT(c.runs, 50u);
+  EXPECT_GE(c.runs, 5u);
+}
+
+/// Seconds `f` adds to the runtime's measuring time.
+template <class R, class F>
+double measuring(R& r, F&& f) {
+  double before = r.measuring_seconds();
+  f();
+  return r.measuring_seconds() - before;
+}
+
+TEST(CpuRuntimeRuns, ScreeningAndTheDeadlineStopAtTheMinimum) {
+  Graph<> g = matmul_chain();
+  SequentialCpuRuntime cpu({.warmup = 1, .cores = 1});
+  double full = measuring(cpu, [&] { cpu.measure(g); });           // 50 runs
+  double screened = measuring(cpu, [&] { cpu.screen(g, 1e-9); });  // clearly slower than 1 fs: 5 runs
+  EXPECT_LT(screened, full / 3) << "screened " << screened << " s, full " << full << " s";
+  cpu.set_deadline(std::chrono::steady_clock::now());
+  double late = measuring(cpu, [&] { cpu.measure(g); });
+  EXPECT_LT(late, full / 3) << "after the deadline " << late << " s, full " << full << " s";
+  // screen() with an unreachable bound measures as measure() does.
+  cpu.set_deadline(std::chrono::steady_clock::time_point::max());
+  EXPECT_GT(cpu.screen(g, 1e9), 0.0);
+}
+
+}  // namespace
+}  // namespace autograph::cpu
