@@ -48,8 +48,10 @@ void average_pool(Pool2D const& op, Shape const& xs, Shape const& ys, float cons
 void prepare(BatchNorm const& op, Preparation& p) {
   if (nothing_to_compute(p)) return;
   Shape const& xs = p.inputs()[0].shape;
-  // [N, C, everything else]: oneDNN normalises per channel of axis 1 whatever the spatial rank.
-  memory::desc x = plain(Shape{xs[0], xs[1], product(xs, 2, xs.rank())}), c = plain(Shape{xs[1]});
+  // [N, C, everything else, 1]: oneDNN normalises per channel of axis 1 whatever the spatial
+  // rank. Four dimensions, not three: oneDNN 2.6 has no optimized kernel for a 3-D plain
+  // layout and ran its reference one (ResNet-50's BatchNorms took 127x a ReLU of their shape).
+  memory::desc x = plain(Shape{xs[0], xs[1], product(xs, 2, xs.rank()), 1}), c = plain(Shape{xs[1]});
   auto flags = normalization_flags::use_global_stats | normalization_flags::use_scale | normalization_flags::use_shift;
   auto pd = or_reject(p, "batch normalization of " + xs.to_string(), [&] {
     return dnnl::batch_normalization_forward::primitive_desc({prop_kind::forward_inference, x, op.epsilon, flags}, user_scratchpad(), engine());
