@@ -163,6 +163,9 @@ class BasicCpuRuntime {
   /// Wall seconds this runtime and its copies have spent measuring (preparing and timing
   /// runs, comparisons included): what a search on it pays for measuring.
   double measuring_seconds() const { return meter_->seconds; }
+  /// Timed runs this runtime and its copies have made (warm-ups not counted): how many runs
+  /// screening, settled comparisons and the deadline saved, independent of the machine's speed.
+  std::size_t timed_runs() const { return meter_->runs; }
   CpuRuntimeOptions const& options() const { return options_; }
   /// The per-kernel cost model a search ranks candidates with before measuring them here:
   /// measured times where set_cost_table() gave them (cpu/profiler.hpp makes such a table),
@@ -243,6 +246,7 @@ class BasicCpuRuntime {
   struct Meter {
     double seconds = 0;
     int depth = 0;
+    std::size_t runs = 0;  // timed runs
   };
   struct Stopwatch {
     Meter& meter;
@@ -285,6 +289,7 @@ class BasicCpuRuntime {
     std::vector<double> s;
     while (s.size() < static_cast<std::size_t>(options_.runs)) {
       s.push_back(e.time(0, 1).front());
+      ++meter_->runs;
       if (s.size() >= min_runs && (over_budget(s) || past_deadline() || clearly_above(s, bound_ms))) break;
     }
     return s;
@@ -292,7 +297,12 @@ class BasicCpuRuntime {
   /// interleaved_compare of `a` (incumbent) and `b`, also stopping when `stop(samples_a, samples_b)`.
   template <class Stop>
   Comparison race(CpuExecutable& a, CpuExecutable& b, Stop&& stop) const {
-    auto time_of = [](CpuExecutable& e) { return [&e](std::size_t n) { return e.time(0, static_cast<int>(n)); }; };
+    auto time_of = [this](CpuExecutable& e) {
+      return [&e, this](std::size_t n) {
+        meter_->runs += n;
+        return e.time(0, static_cast<int>(n));
+      };
+    };
     return interleaved_compare(time_of(a), time_of(b), static_cast<std::size_t>(options_.runs), stop, min_runs);
   }
   /// FasterOf: the preferred schedule unless the alternative is faster beyond noise; the two
