@@ -2,10 +2,13 @@
 # Installs the Debian packages autograph needs, only those that are missing; packages named as
 # arguments are added to the list (scripts/fuzz.sh asks for clang-16 and libFuzzer this way).
 set -euo pipefail
+# ocl-icd-opencl-dev: Debian's oneDNN is built with its OpenCL GPU runtime, and its CMake
+# package (dnnl-config.cmake) requires OpenCL; libdnnl-dev only recommends it, and recommends
+# are not installed here.
 packages=(
   cmake g++ make ninja-build
   libboost1.81-dev librange-v3-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libopenblas-dev libdnnl-dev nlohmann-json3-dev libcli11-dev
+  libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libcli11-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx
   "$@"
 )
