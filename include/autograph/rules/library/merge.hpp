@@ -81,22 +81,31 @@ Graph<Set> siblings_example(std::mt19937_64& rng, std::size_t count) {
 
 }  // namespace detail
 
-struct MergeSiblingOps : PatternRule<MergeSiblingOps> {
-  static constexpr std::string_view name = "merge-sibling-ops";
-
+/// Each pair of mergeable siblings once, rooted at the op with the smaller id.
+struct MergeSiblingOps : HandMatcher<"merge-sibling-ops"> {
   template <class Set>
-  static Pattern<Set> source() {
-    auto const& types = ChannelMergeTable<Set>::get().types;
-    PatternBuilder<Set> p;
-    Var x = p.var();
-    auto a = p.op_of(types, {x}, "ChannelMergeable").extra_inputs();
-    auto b = p.op_of(types, {x}, "ChannelMergeable").extra_inputs();
-    p.order(a, b);
-    p.root(a);
-    p.output(a);
-    p.output(b);
-    p.check([](Graph<Set> const& g, Match const& m) { return detail::siblings_merge(g, m.node(0), m.node(1)); });
-    return std::move(p).build();
+  static std::span<void const* const> roots() {
+    return ChannelMergeTable<Set>::get().types;
+  }
+  template <class Set>
+  static void match(MatchIndex<Set> const& idx, NodeId a, MatchSink sink, char const** why = nullptr) {
+    auto const& g = idx.graph();
+    if (g[a].inputs.empty()) return fail(why, "the op has no data input");
+    Value x = g[a].inputs[0];
+    fail(why, "no op with a larger id reads the same data input");
+    for (Use u : g.users(x.node)) {
+      NodeId b = u.node;
+      if (u.input != 0 || b <= a || g[b].inputs[0] != x) continue;
+      if (Status s = detail::siblings_merge(g, a, b); !s) {
+        fail(why, s.why);
+        continue;
+      }
+      Match m;
+      m.nodes = {a, b};
+      m.vars = {x};
+      m.outputs = {Value{a, 0}, Value{b, 0}};
+      offer(idx, m, sink, why);
+    }
   }
   template <class Set>
   static Target apply(Rewriter<Set>& rw, Match const& m) {
