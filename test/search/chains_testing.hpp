@@ -1,8 +1,10 @@
 #pragma once
 // Toy inputs for the search's algorithms: independent relu chains, each its own part, and a
-// rule (id 0) that collapses relu(relu(x)) to relu(x). Cost: the number of operators.
+// rule (id 0) that collapses relu(relu(x)) to relu(x). Cost: the number of operators. And a
+// conv-relu chain for the optimizer's runtime tests.
 #include <autograph/graph/builder.hpp>
 #include <autograph/graph/stats.hpp>
+#include <autograph/graph/weights.hpp>
 #include <autograph/search/rewrite_trail.hpp>
 
 #include <algorithm>
@@ -49,6 +51,16 @@ inline Chains relu_chains(std::initializer_list<int> lengths) {
   Chains c{std::move(b).build(outs), {}};
   c.part.parts = parts;
   return c;
+}
+
+/// Three conv -> relu pairs in a row, with weights: three places for fuse-conv-relu.
+inline Graph<> conv_relu_chain() {
+  GraphBuilder<> b;
+  Value x = b.input("x", {1, 4, 8, 8});
+  for (int i = 0; i < 3; ++i) x = b.relu(b.conv2d(x, 4, {3, 3}, {.pad = Conv2D::same_pad(3, 3)}));
+  Graph<> g = std::move(b).build({x});
+  fill_random_weights(g, 1);
+  return g;
 }
 
 }  // namespace autograph::toy

@@ -7,10 +7,9 @@
 #include <memory>
 
 #include "autograph/cost/roofline.hpp"
-#include "autograph/graph/builder.hpp"
-#include "autograph/graph/weights.hpp"
 #include "autograph/rules/library/fusion.hpp"
 #include "autograph/search/optimizer.hpp"
+#include "chains_testing.hpp"
 
 namespace autograph {
 namespace {
@@ -40,14 +39,7 @@ static_assert(ComparingRuntime<ScriptedRuntime>);
 
 using ScriptedOptimizer = Optimizer<Graph<>, rules::Rules<rules::FuseConvRelu>, SumCost, ScriptedRuntime>;
 
-Graph<> conv_relu_chain() {
-  GraphBuilder<> b;
-  Value x = b.input("x", {1, 4, 8, 8});
-  for (int i = 0; i < 3; ++i) x = b.relu(b.conv2d(x, 4, {3, 3}, {.pad = Conv2D::same_pad(3, 3)}));
-  Graph<> g = std::move(b).build({x});
-  fill_random_weights(g, 1);
-  return g;
-}
+using toy::conv_relu_chain;
 
 TEST(OptimizerOnAMeasuringRuntime, KeepsImprovementsTheReMeasurementConfirms) {
   Graph<> g = conv_relu_chain();

@@ -7,10 +7,9 @@
 #include <memory>
 
 #include "autograph/cost/roofline.hpp"
-#include "autograph/graph/builder.hpp"
-#include "autograph/graph/weights.hpp"
 #include "autograph/rules/library/fusion.hpp"
 #include "autograph/search/optimizer.hpp"
+#include "chains_testing.hpp"
 
 namespace autograph {
 namespace {
@@ -33,11 +32,7 @@ struct ScreeningRuntime {
 static_assert(autograph::ScreeningRuntime<ScreeningRuntime> && ComparingRuntime<ScreeningRuntime>);
 
 TEST(OptimizerOnAScreeningRuntime, ScreensCandidatesAgainstTheBestSoFar) {
-  GraphBuilder<> b;
-  Value x = b.input("x", {1, 4, 8, 8});
-  for (int i = 0; i < 3; ++i) x = b.relu(b.conv2d(x, 4, {3, 3}, {.pad = Conv2D::same_pad(3, 3)}));
-  Graph<> g = std::move(b).build({x});
-  fill_random_weights(g, 1);
+  Graph<> g = toy::conv_relu_chain();
   ScreeningRuntime rt;
   auto r = Optimizer<Graph<>, rules::Rules<rules::FuseConvRelu>, SumCost, ScreeningRuntime>(rt, {.partition = false}).optimize(g);
   EXPECT_EQ(r.rewrites["fuse-conv-relu"], 3u);
