@@ -2,7 +2,8 @@
 // primitives, the bias and the fused activation (an eltwise post-op) in the same primitive.
 // Weights are left to the primitive's preferred layout (format_tag::any): a constant weight
 // is reordered once when bound, a computed one on every run into a workspace. A convolution's
-// x and y stay plain or go through oneDNN's blocked layouts, whichever was measured faster.
+// x and y stay as they lie (plain or channels-last) or go through oneDNN's blocked layouts,
+// whichever was measured faster.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -111,8 +112,9 @@ bool blocked_is_faster(std::string const& signature, auto const& measure) {
   return at->second;
 }
 
-/// The steps of a convolution-like primitive (Conv, Deconv) with plain x and y, in one of two
-/// layouts: x and y as they are (oneDNN then mostly runs im2col + GEMM, x64:gemm:jit), or
+/// The steps of a convolution-like primitive (Conv, Deconv), in one of two layouts: x and y
+/// as they lie (plain: oneDNN then mostly runs im2col + GEMM, x64:gemm:jit; channels-last: its
+/// direct kernels on AVX-512, brgconv), or
 /// reordered into the blocked layouts oneDNN picks for its direct kernels. Neither wins
 /// everywhere; on one AVX-512 core with oneDNN 2.6.3 (reorders included):
 ///   3x3 64->64 at 56x56:    plain 4.05 ms, blocked 2.07 ms
@@ -124,7 +126,7 @@ bool blocked_is_faster(std::string const& signature, auto const& measure) {
 template <class Primitive, class MakeDesc>
 void run_windowed(Preparation& p, std::string const& kind, std::string const& signature, memory::desc const& w_plain,
                   dnnl::primitive_attr const& attr, MakeDesc const& make_desc) {
-  memory::desc x = plain(p.inputs()[0].shape), y = plain(p.outputs()[0].shape);
+  memory::desc x = input_desc(p, 0), y = output_desc(p, 0);
   Dims w_dims = w_plain.dims();
   bool bias = p.inputs().size() == 3;
   memory::desc b = bias ? plain(p.inputs()[2].shape) : memory::desc();
@@ -145,7 +147,8 @@ void run_windowed(Preparation& p, std::string const& kind, std::string const& si
   std::optional<Pd> blocked = forced == ConvLayout::plain ? std::nullopt : candidate(true);
   std::optional<Pd> pd;
   if (flat && blocked)
-    pd = blocked_is_faster(what + " " + signature + " c" + std::to_string(p.constant_input(1)) + " t" + std::to_string(p.threads()),
+    pd = blocked_is_faster(what + " " + signature + " c" + std::to_string(p.constant_input(1)) + " t" + std::to_string(p.threads()) + " l" +
+                               std::to_string(static_cast<int>(p.input_layout(0))) + std::to_string(static_cast<int>(p.output_layout(0))),
                            [&] { return seconds_per_run<Primitive>(p, *blocked, x, w_plain, b, y) < seconds_per_run<Primitive>(p, *flat, x, w_plain, b, y); })
              ? blocked
              : flat;

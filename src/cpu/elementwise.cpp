@@ -90,14 +90,30 @@ void run_map(Preparation& p, std::string what, F f) {
   });
 }
 
-/// y = alg(x) through oneDNN's eltwise; `in_place` computes y = alg(y).
+/// y = alg(x) through oneDNN's eltwise; `in_place` computes y = alg(y). Over [numel] when x and
+/// y lie alike; otherwise computed in x's layout and reordered into y's.
 void run_eltwise(Preparation& p, std::string const& name, algorithm alg, float alpha, float beta, bool in_place = false) {
-  memory::desc d = flat(p);
+  bool alike = in_place || p.input_layout(0) == p.output_layout(0);
+  memory::desc d = alike ? flat(p) : input_desc(p, 0);
   auto pd = or_reject(p, "eltwise " + name + " of " + p.outputs()[0].shape.to_string(), [&] {
     return dnnl::eltwise_forward::primitive_desc({dnnl::prop_kind::forward_inference, alg, d, alpha, beta}, user_scratchpad(), engine());
   });
   Arg src = in_place ? Arg{DNNL_ARG_SRC, d, From::output, 0} : Arg{DNNL_ARG_SRC, d, From::input, 0};
-  run_primitive<dnnl::eltwise_forward>(p, "eltwise " + name, pd, {src, {DNNL_ARG_DST, d, From::output, 0}});
+  Arg out = alike ? Arg{DNNL_ARG_DST, d, From::output, 0} : output_as(p, DNNL_ARG_DST, 0, d, output_desc(p, 0));
+  run_primitive<dnnl::eltwise_forward>(p, "eltwise " + name, pd, {src, out});
+  if (!alike) finish_output(p, out, 0, output_desc(p, 0));
+}
+
+/// A binary of same-shape operands of which one lies channels-last (ops.hpp allows no other):
+/// computed in the first operand's layout, the second reordered to it, y reordered if it lies
+/// otherwise.
+void run_laid_out_binary(Preparation& p, algorithm alg, std::string const& name) {
+  memory::desc a = input_desc(p, 0), y = output_desc(p, 0);
+  auto pd = or_reject(p, name + " " + p.outputs()[0].shape.to_string(), [&] { return dnnl::binary::primitive_desc({alg, a, a, a}, user_scratchpad(), engine()); });
+  Arg b = input_as(p, DNNL_ARG_SRC_1, 1, input_desc(p, 1), a);  // may register a reorder step: before the binary's
+  Arg out = output_as(p, DNNL_ARG_DST, 0, a, y);
+  run_primitive<dnnl::binary>(p, name, pd, {{DNNL_ARG_SRC_0, a, From::input, 0}, b, out});
+  finish_output(p, out, 0, y);
 }
 
 }  // namespace
@@ -109,6 +125,8 @@ void prepare_binary(BinaryKind kind, Preparation& p) {
   bool commutative = kind == BinaryKind::add || kind == BinaryKind::mul || kind == BinaryKind::max || kind == BinaryKind::min;
   if (p.inputs()[0].shape != ys && commutative) std::swap(first, second);
   auto alg = binary_algorithm(kind);
+  bool laid_out = p.input_layout(0) != Layout::plain || p.input_layout(1) != Layout::plain || p.output_layout(0) != Layout::plain;
+  if (alg && laid_out) return run_laid_out_binary(p, *alg, "binary " + std::string(binary_name(kind)));
   if (!alg || p.inputs()[first].shape != ys) return run_own_binary(kind, p);
   // The second operand at the output's rank (leading dimensions of 1 broadcast).
   Shape bs = p.inputs()[second].shape;

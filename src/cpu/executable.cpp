@@ -221,9 +221,10 @@ CpuExecutable::CpuExecutable(std::shared_ptr<CpuGraph const> g, Schedule const& 
     auto const& n = graph.nodes[i];
     if (!n.prepare || !m.hb.scheduled(n.id)) continue;
     std::vector<TensorDesc> in, out;
-    for (auto v : n.inputs) in.push_back(graph.values[v].desc);
-    for (auto v : n.outputs) out.push_back(graph.values[v].desc);
-    Preparation p(n.label, std::move(in), std::move(out), n.constant_inputs, m.node_threads[n.id]);
+    std::vector<Layout> in_layouts, out_layouts;
+    for (auto v : n.inputs) in.push_back(graph.values[v].desc), in_layouts.push_back(graph.layouts[v]);
+    for (auto v : n.outputs) out.push_back(graph.values[v].desc), out_layouts.push_back(graph.layouts[v]);
+    Preparation p(n.label, std::move(in), std::move(out), n.constant_inputs, m.node_threads[n.id], std::move(in_layouts), std::move(out_layouts));
     omp_set_num_threads(p.threads());
     try {
       n.prepare(p);

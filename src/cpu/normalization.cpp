@@ -51,18 +51,21 @@ void prepare(BatchNorm const& op, Preparation& p) {
   // [N, C, everything else, 1]: oneDNN normalises per channel of axis 1 whatever the spatial
   // rank. Four dimensions, not three: oneDNN 2.6 has no optimized kernel for a 3-D plain
   // layout and ran its reference one (ResNet-50's BatchNorms took 127x a ReLU of their shape).
-  memory::desc x = plain(Shape{xs[0], xs[1], product(xs, 2, xs.rank()), 1}), c = plain(Shape{xs[1]});
+  memory::desc x = plain(Shape{xs[0], xs[1], product(xs, 2, xs.rank()), 1}), c = plain(Shape{xs[1]}), y = x;
+  if (p.input_layout(0) != Layout::plain || p.output_layout(0) != Layout::plain) x = input_desc(p, 0), y = output_desc(p, 0);
   auto flags = normalization_flags::use_global_stats | normalization_flags::use_scale | normalization_flags::use_shift;
   auto pd = or_reject(p, "batch normalization of " + xs.to_string(), [&] {
     return dnnl::batch_normalization_forward::primitive_desc({prop_kind::forward_inference, x, op.epsilon, flags}, user_scratchpad(), engine());
   });
+  Arg out = output_as(p, DNNL_ARG_DST, 0, x, y);  // computed in x's layout
   run_primitive<dnnl::batch_normalization_forward>(p, "batch normalization", pd,
                 {{DNNL_ARG_SRC, x, From::input, 0},
                  {DNNL_ARG_SCALE, c, From::input, 1},
                  {DNNL_ARG_SHIFT, c, From::input, 2},
                  {DNNL_ARG_MEAN, c, From::input, 3},
                  {DNNL_ARG_VARIANCE, c, From::input, 4},
-                 {DNNL_ARG_DST, x, From::output, 0}});
+                 out});
+  finish_output(p, out, 0, y);
 }
 
 void prepare(LayerNorm const& op, Preparation& p) {
@@ -116,12 +119,15 @@ void prepare(Pool2D const& op, Preparation& p) {
   algorithm alg = op.kind == PoolKind::max     ? algorithm::pooling_max
                   : op.count_include_pad       ? algorithm::pooling_avg_include_padding
                                                : algorithm::pooling_avg_exclude_padding;
-  memory::desc x = plain(xs), y = plain(ys);
+  // y computed in x's layout (oneDNN's pooling wants them alike), reordered if it lies otherwise.
+  memory::desc x = input_desc(p, 0), y = output_desc(p, 0), y_as_x = laid_out(ys, p.input_layout(0));
   auto pd = or_reject(p, "pooling " + xs.to_string() + " -> " + ys.to_string(), [&] {
-    return dnnl::pooling_forward::primitive_desc({prop_kind::forward_inference, alg, x, y, stride, kernel, pad_l, pad_r}, user_scratchpad(),
+    return dnnl::pooling_forward::primitive_desc({prop_kind::forward_inference, alg, x, y_as_x, stride, kernel, pad_l, pad_r}, user_scratchpad(),
                                                  engine());
   });
-  run_primitive<dnnl::pooling_forward>(p, "pooling", pd, {{DNNL_ARG_SRC, x, From::input, 0}, {DNNL_ARG_DST, y, From::output, 0}});
+  Arg out = output_as(p, DNNL_ARG_DST, 0, y_as_x, y);
+  run_primitive<dnnl::pooling_forward>(p, "pooling", pd, {{DNNL_ARG_SRC, x, From::input, 0}, out});
+  finish_output(p, out, 0, y);
 }
 
 void prepare(Reduce const& op, Preparation& p) {

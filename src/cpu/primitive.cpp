@@ -31,6 +31,14 @@ memory::desc plain(Shape const& s) {
 
 memory::desc strided(Dims const& dims, Dims const& strides) { return memory::desc(dims, memory::data_type::f32, strides); }
 
+memory::desc laid_out(Shape const& s, Layout layout) {
+  if (layout == Layout::plain || s.rank() != 4) return plain(s);
+  auto st = layout_strides(s, layout);
+  return strided(dims_of(s), Dims(st.begin(), st.end()));
+}
+memory::desc input_desc(Preparation const& p, std::size_t i) { return laid_out(p.inputs()[i].shape, p.input_layout(i)); }
+memory::desc output_desc(Preparation const& p, std::size_t o) { return laid_out(p.outputs()[o].shape, p.output_layout(o)); }
+
 dnnl::primitive_attr user_scratchpad() {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -103,16 +111,16 @@ Arg input_as(Preparation& p, int id, std::size_t i, memory::desc const& have, me
   return {id, want, From::workspace, ws};
 }
 
-Arg output_as(Preparation& p, int id, std::size_t o, memory::desc const& produced, memory::desc const& plain_out) {
-  if (produced == plain_out) return {id, produced, From::output, o};
+Arg output_as(Preparation& p, int id, std::size_t o, memory::desc const& produced, memory::desc const& out) {
+  if (produced == out) return {id, produced, From::output, o};
   return {id, produced, From::workspace, p.workspace(produced.get_size())};
 }
 
-void finish_output(Preparation& p, Arg const& produced, std::size_t o, memory::desc const& plain_out) {
+void finish_output(Preparation& p, Arg const& produced, std::size_t o, memory::desc const& out) {
   if (produced.from == From::output) return;
-  auto pd = reorder_pd(p, "reorder of output " + std::to_string(o) + " " + p.outputs()[o].shape.to_string(), produced.desc, plain_out);
+  auto pd = reorder_pd(p, "reorder of output " + std::to_string(o) + " " + p.outputs()[o].shape.to_string(), produced.desc, out);
   run_primitive<dnnl::reorder>(p, "reorder", pd,
-                {{DNNL_ARG_FROM, produced.desc, From::workspace, produced.index}, {DNNL_ARG_TO, plain_out, From::output, o}});
+                {{DNNL_ARG_FROM, produced.desc, From::workspace, produced.index}, {DNNL_ARG_TO, out, From::output, o}});
 }
 
 bool nothing_to_compute(Preparation& p) {

@@ -28,6 +28,11 @@ Dims dims_of(Shape const& s);
 memory::desc plain(Shape const& s);
 /// Float32 with the given dimensions and strides (in elements).
 memory::desc strided(Dims const& dims, Dims const& strides);
+/// `s` in `layout`: plain(s), or channels-last (oneDNN's acdb) for rank 4.
+memory::desc laid_out(Shape const& s, Layout layout);
+/// Input i / output o as the runtime hands it to the kernel (Preparation's layouts).
+memory::desc input_desc(Preparation const& p, std::size_t i);
+memory::desc output_desc(Preparation const& p, std::size_t o);
 /// Attributes every primitive is created with: its scratchpad is ours (a workspace of the
 /// node), so that a run allocates nothing.
 dnnl::primitive_attr user_scratchpad();
@@ -93,10 +98,11 @@ void run_primitive(Preparation& p, std::string const& kind, typename Primitive::
 Arg input_as(Preparation& p, int id, std::size_t i, memory::desc const& have, memory::desc const& want);
 
 /// The argument for output o that a primitive writes in layout `produced`: the output itself
-/// when it is plain, otherwise a workspace. finish_output() then reorders that workspace into
-/// the output (call it after registering the producer's step).
-Arg output_as(Preparation& p, int id, std::size_t o, memory::desc const& produced, memory::desc const& plain_out);
-void finish_output(Preparation& p, Arg const& produced, std::size_t o, memory::desc const& plain_out);
+/// when that is how the output lies (`out`, its output_desc), otherwise a workspace.
+/// finish_output() then reorders that workspace into the output (call it after registering
+/// the producer's step).
+Arg output_as(Preparation& p, int id, std::size_t o, memory::desc const& produced, memory::desc const& out);
+void finish_output(Preparation& p, Arg const& produced, std::size_t o, memory::desc const& out);
 
 /// A step that does nothing: a node whose outputs are all empty.
 bool nothing_to_compute(Preparation& p);

@@ -1,5 +1,6 @@
 // autograph: the command-line tool. `autograph --help` lists the commands.
 #include <autograph/core/error.hpp>
+#include <autograph/cpu/openmp_wait.hpp>
 
 #include <algorithm>
 #include <iostream>
@@ -13,13 +14,12 @@
 #include "command.hpp"
 
 int main(int argc, char** argv) {
-  // The CPU runtime runs oneDNN kernels on several streams at once, each its own OpenMP team.
-  // With libgomp's default wait policy an idle team's threads spin for a while after each
-  // kernel, taking the cores the other streams' kernels need: on this project's 2-core
-  // machine SqueezeNet measured 690 ms with spinning and 10 ms without. libgomp reads the
-  // policy from the environment when it is loaded, before main, so the tool sets it and
-  // starts itself again; a policy the user set is kept.
-  if (!std::getenv("OMP_WAIT_POLICY") && setenv("OMP_WAIT_POLICY", "passive", 1) == 0) execv("/proc/self/exe", argv);
+  // The CPU runtime's streams are OpenMP teams: their idle threads should spin briefly, neither
+  // for milliseconds (libgomp's default, which starves concurrent streams) nor not at all
+  // (a futex wake-up per kernel); cpu/openmp_wait.hpp has the measurements. libgomp reads the
+  // setting when it is loaded, before main, so the tool sets it and starts itself again; a
+  // policy the user chose is kept.
+  if (!autograph::cpu::openmp_wait_chosen() && setenv("GOMP_SPINCOUNT", autograph::cpu::short_spin_count, 1) == 0) execv("/proc/self/exe", argv);
   using namespace autograph::cli;
   CLI::App app{"autograph: optimize DNN computation graphs for parallel kernel execution"};
   app.require_subcommand(1);

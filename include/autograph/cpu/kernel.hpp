@@ -25,6 +25,7 @@
 // An op with no Kernel specialisation runs through its reference kernel
 // (runtime/reference_kernel.hpp), copying its inputs in and its outputs out; such a kernel
 // allocates on every run, and the executable lists it (CpuExecutable::fallbacks()).
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -39,6 +40,24 @@
 #include "autograph/ops/operator.hpp"
 
 namespace autograph::cpu {
+
+/// How a 4-D tensor [N, C, H, W] lies in memory: row-major (plain), or channels-last (NHWC:
+/// the C values of one pixel next to each other), the layout oneDNN's direct convolutions on
+/// AVX-512 compute in. Lowering gives a value channels-last only when its producer and every
+/// reader take it (Kernel<Op>::gives_channels_last / takes_channels_last); every other value,
+/// and every graph input and output, is plain.
+enum class Layout : std::uint8_t { plain, channels_last };
+
+/// Element strides of `shape` in `layout` (channels-last only for rank 4).
+inline std::vector<std::int64_t> layout_strides(Shape const& shape, Layout layout) {
+  std::vector<std::int64_t> st(shape.rank(), 1);
+  if (layout == Layout::channels_last && shape.rank() == 4) {
+    std::int64_t c = shape[1], h = shape[2], w = shape[3];
+    return {c * h * w, 1, w * c, c};
+  }
+  for (std::size_t d = shape.rank(); d-- > 1;) st[d - 1] = st[d] * shape[d];
+  return st;
+}
 
 /// What a binder sees: one pointer per input and output of the node (null for a tensor with
 /// no elements) and one per workspace it asked for. The spans live only during the call: a
@@ -63,10 +82,12 @@ class Preparation {
   };
 
   Preparation(std::string label, std::vector<TensorDesc> inputs, std::vector<TensorDesc> outputs, std::vector<char> constant_inputs,
-              int threads)
+              int threads, std::vector<Layout> input_layouts = {}, std::vector<Layout> output_layouts = {})
       : label_(std::move(label)), inputs_(std::move(inputs)), outputs_(std::move(outputs)), constant_(std::move(constant_inputs)),
-        threads_(threads < 1 ? 1 : threads) {
+        threads_(threads < 1 ? 1 : threads), input_layouts_(std::move(input_layouts)), output_layouts_(std::move(output_layouts)) {
     constant_.resize(inputs_.size(), 0);
+    input_layouts_.resize(inputs_.size(), Layout::plain);
+    output_layouts_.resize(outputs_.size(), Layout::plain);
   }
 
   std::span<TensorDesc const> inputs() const { return inputs_; }
@@ -75,6 +96,10 @@ class Preparation {
   std::string const& label() const { return label_; }
   /// Whether input i is a constant: its data is in place when the binder runs, and never changes.
   bool constant_input(std::size_t i) const { return i < constant_.size() && constant_[i] != 0; }
+  /// How input i / output o lies in memory: always plain unless the op's Kernel takes or gives
+  /// channels-last (see Layout).
+  Layout input_layout(std::size_t i) const { return input_layouts_[i]; }
+  Layout output_layout(std::size_t o) const { return output_layouts_[o]; }
   /// Threads the runner may use: decided from the schedule (a kernel alone on the critical
   /// path gets every core, concurrent branches one each), so that kernels never oversubscribe.
   int threads() const { return threads_; }
@@ -100,6 +125,7 @@ class Preparation {
   std::vector<TensorDesc> inputs_, outputs_;
   std::vector<char> constant_;
   int threads_;
+  std::vector<Layout> input_layouts_, output_layouts_;
   std::vector<std::size_t> workspaces_;
   std::vector<Step> steps_;
 };
@@ -111,5 +137,16 @@ struct Kernel;
 
 template <class Op>
 concept HasCpuKernel = Operator<Op> && requires(Op const& op, Preparation& p) { Kernel<Op>::prepare(op, p); };
+
+/// A Kernel that may be handed 4-D tensors channels-last (opt-in; otherwise every layout is
+/// plain):
+///   static bool takes_channels_last(Op const&, std::span<TensorDesc const> inputs, std::size_t i);
+///   static bool gives_channels_last(Op const&, std::span<TensorDesc const> inputs);  // its 4-D outputs
+/// prepare() then reads Preparation::input_layout(i) / output_layout(o).
+template <class Op>
+concept ChannelsLastKernel = HasCpuKernel<Op> && requires(Op const& op, std::span<TensorDesc const> in, std::size_t i) {
+  { Kernel<Op>::takes_channels_last(op, in, i) } -> std::convertible_to<bool>;
+  { Kernel<Op>::gives_channels_last(op, in) } -> std::convertible_to<bool>;
+};
 
 }  // namespace autograph::cpu

@@ -32,6 +32,8 @@ struct CpuGraph {
     std::vector<NodeId> preds;                   // the kernels it reads from (KernelDag's edges)
     std::function<void(Preparation&)> prepare;   // the op's Kernel<Op>::prepare (set for kernels)
     bool fallback = false;                       // runs through its reference kernel: allocates on every run
+    std::vector<char> takes_channels_last;       // per input: its Kernel may read it channels-last
+    bool gives_channels_last = false;            // its Kernel may write its 4-D outputs channels-last
   };
   struct Input {
     NodeId id = no_node;
@@ -42,6 +44,7 @@ struct CpuGraph {
 
   std::size_t id_bound = 0;
   std::vector<PlannedValue> values;
+  std::vector<Layout> layouts;                          // by value id: how it lies in memory (plain unless lowering chose channels-last)
   std::vector<std::vector<std::uint32_t>> node_values;  // by NodeId: the value id of each output port
   std::vector<Node> nodes;                              // in topological order
   std::vector<std::uint32_t> node_index;                // by NodeId: index into nodes, or npos

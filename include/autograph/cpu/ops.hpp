@@ -9,6 +9,8 @@
 // counts the padding past the end). Identity and Reshape copy, unless the runtime gave the
 // output the input's buffer. Every kernel matches its op's reference kernel (runtime/cpu/) to
 // float32 rounding.
+#include <span>
+
 #include "autograph/cpu/kernel.hpp"
 #include "autograph/ops/builtin.hpp"
 
@@ -44,6 +46,32 @@ void prepare(Enlarge const& op, Preparation& p);
 void prepare(Reduce const& op, Preparation& p);
 void prepare(Resize const& op, Preparation& p);
 
+/// Which ops compute on channels-last 4-D tensors without a reorder (Layout): a convolution
+/// (its data input: weights and bias are constants the primitive lays out once), pooling,
+/// batch normalisation, oneDNN's eltwise unaries, binaries of same-shape operands, and
+/// Concat (a strided copy). Our own loops (Erf, Reciprocal, Pow, broadcasts, ceil-mode average
+/// pooling past the padding) and everything else read plain.
+template <class Op>
+bool takes_channels_last(Op const&, std::span<TensorDesc const>, std::size_t) {
+  return false;
+}
+inline bool takes_channels_last(Conv2D const&, std::span<TensorDesc const>, std::size_t i) { return i == 0; }
+inline bool takes_channels_last(ConvTranspose2D const&, std::span<TensorDesc const>, std::size_t i) { return i == 0; }
+inline bool takes_channels_last(Pool2D const& op, std::span<TensorDesc const>, std::size_t i) {
+  return i == 0 && !(op.kind == PoolKind::avg && op.count_include_pad && op.ceil_mode);  // (only ceil mode runs past the padding)
+}
+inline bool takes_channels_last(BatchNorm const&, std::span<TensorDesc const>, std::size_t i) { return i == 0; }
+inline bool takes_channels_last(Concat const&, std::span<TensorDesc const>, std::size_t) { return true; }
+inline bool takes_channels_last(Scale const&, std::span<TensorDesc const>, std::size_t) { return true; }
+template <UnaryKind K>
+bool takes_channels_last(Unary<K> const&, std::span<TensorDesc const>, std::size_t) {
+  return K != UnaryKind::erf && K != UnaryKind::reciprocal;
+}
+template <BinaryKind K>
+bool takes_channels_last(Binary<K> const&, std::span<TensorDesc const> in, std::size_t) {
+  return K != BinaryKind::pow && in.size() == 2 && in[0].shape == in[1].shape;
+}
+
 template <BinaryKind K>
 void prepare(Binary<K> const&, Preparation& p) {
   prepare_binary(K, p);
@@ -59,6 +87,9 @@ template <class Op>
   requires(BuiltinOps::contains<Op> && !is_source_op<Op>)
 struct Kernel<Op> {
   static void prepare(Op const& op, Preparation& p) { builtin::prepare(op, p); }
+  static bool takes_channels_last(Op const& op, std::span<TensorDesc const> in, std::size_t i) { return builtin::takes_channels_last(op, in, i); }
+  /// Every op that takes its first input channels-last also writes its outputs that way.
+  static bool gives_channels_last(Op const& op, std::span<TensorDesc const> in) { return !in.empty() && builtin::takes_channels_last(op, in, 0); }
 };
 
 }  // namespace autograph::cpu
