@@ -158,8 +158,8 @@ def markdown(results, env):
              f"IOS capped to fit the run: at most {env['ios_r']} kernels per group (r), the cores' count of groups per stage (s), "
              f"{env['ios_max_states']} DP states per block, each stage measured for ≤ {env['ios_budget_ms']:.0f} ms (at least 5 runs); "
              f"TASO rules: {env['taso']}.",
-             f"- Every process ran with `OMP_WAIT_POLICY={env['omp_wait_policy']}` (ours: each stream has its own OpenMP team, and "
-             "spinning idle teams starve the running streams on few cores; PyTorch uses libgomp too; onnxruntime has its own pool).",
+             f"- Every process ran with `{env['omp_wait'].strip()}` (libgomp, ours and PyTorch's: idle threads spin briefly, then sleep; "
+             "libgomp's default 3 ms spin starves concurrent streams, no spin costs a wake-up per kernel; onnxruntime has its own pool).",
              f"- Code: autograph {env['commit']}. Whole run: {env['seconds'] / 60:.1f} min.", "",
              "| model | " + " | ".join(TITLES[c] for c in OURS + PEERS) + " | AutoGraph vs " + " | vs ".join(TITLES[c] for c in OURS[:-1] + PEERS) + " |",
              "|---" * (1 + len(OURS) + len(PEERS) + len(OURS) - 1 + len(PEERS)) + "|"]
@@ -198,7 +198,7 @@ def main():
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--budget-ms", type=float, default=1000, help="per system per round")
-    p.add_argument("--search-s", type=float, default=15)
+    p.add_argument("--search-s", type=float, default=30)
     p.add_argument("--ios-budget-ms", type=float, default=5)
     p.add_argument("--ios-max-states", type=int, default=300)
     p.add_argument("--ios-max-group-kernels", type=int, default=2)
@@ -207,9 +207,12 @@ def main():
     p.add_argument("--peer-timeout", type=float, default=300)
     a = p.parse_args()
     a.cores = len(os.sched_getaffinity(0))
-    # Every process (ours, PyTorch; onnxruntime has its own thread pool) waits passively: under
-    # load a spinning libgomp team slowed PyTorch's SqueezeNet from 27 ms to 46-65 ms.
-    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+    # Every libgomp process (ours, PyTorch; onnxruntime has its own thread pool) spins briefly
+    # before its idle threads sleep, as the autograph tool does (include/autograph/cpu/openmp_wait.hpp):
+    # libgomp's default 3 ms spin starves concurrent teams (under load PyTorch's SqueezeNet went
+    # from 27 ms to 46-65 ms), and no spin at all costs a futex wake-up per kernel.
+    if "OMP_WAIT_POLICY" not in os.environ:
+        os.environ.setdefault("GOMP_SPINCOUNT", "2000")
     os.makedirs(a.work, exist_ok=True)
     t0 = time.time()
     load_before = open("/proc/loadavg").read().split()[:3]
@@ -225,13 +228,14 @@ def main():
     env = dict(results[0]["meta"])
     env.update({"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                 "load_before": " ".join(load_before), "load_after": " ".join(load_after), "load_peak": peak,
-                "load_note": (f"The load average exceeded the {a.cores} cores: other processes (builds) ran on this shared machine "
-                              "during the run, so absolute numbers are noisier and slower than on a quiet machine; the rounds "
-                              "interleave the systems so that the load falls on all of them alike.") if high else "The machine was otherwise quiet.",
+                "load_note": (f"The load average exceeded the {a.cores} cores. It counts the benchmark's own threads (our streams' "
+                              "OpenMP teams, onnxruntime's pool) as well as other processes; the rounds interleave the systems so "
+                              "that any outside load falls on all of them alike.") if high else "The machine was otherwise quiet.",
                 "rounds": a.rounds, "runs": a.runs, "warmup": a.warmup, "budget_ms": a.budget_ms, "search_s": a.search_s,
                 "ios_budget_ms": a.ios_budget_ms, "ios_max_states": a.ios_max_states, "ios_r": a.ios_max_group_kernels, "taso": a.taso or "built-in only",
                 "seconds": time.time() - t0, "python": platform.python_version(),
-                "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY", "passive"),
+                "omp_wait": (f"OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}" if "OMP_WAIT_POLICY" in os.environ else "")
+                + (f" GOMP_SPINCOUNT={os.environ['GOMP_SPINCOUNT']}" if "GOMP_SPINCOUNT" in os.environ else ""),
                 "commit": subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()})
     for r in results:
         for k, v in r.get("versions", {}).items():
