@@ -5,45 +5,22 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <memory>
-#include <thread>
+#include <vector>
 
-#include "autograph/cost/roofline.hpp"
 #include "autograph/graph/builder.hpp"
 #include "autograph/graph/weights.hpp"
-#include "autograph/rules/library/fusion.hpp"
-#include "autograph/search/optimizer.hpp"
+#include "scripted_runtime.hpp"
 
 namespace autograph {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using toy::ScriptedOptimizer;
 
-struct SlowRuntime {
-  std::chrono::milliseconds per_measurement{60};
-  std::shared_ptr<Clock::time_point> deadline = std::make_shared<Clock::time_point>(Clock::time_point::max());
-  std::shared_ptr<int> deadlines_set = std::make_shared<int>(0);
-  RooflineCost cost{devices::H100::spec};
-
-  double measure(Graph<> const& g) {
-    std::this_thread::sleep_for(per_measurement);
-    return static_cast<double>(g.num_nodes());
-  }
-  std::string kind() const { return "scripted, slow"; }
-  RooflineCost const& cost_model() const { return cost; }
-  Comparison compare(Graph<> const& incumbent, Graph<> const& challenger) {
-    std::this_thread::sleep_for(per_measurement);
-    double a = static_cast<double>(incumbent.num_nodes()), b = static_cast<double>(challenger.num_nodes());
-    return {a, b, 0.0, b < a, 5};
-  }
-  std::shared_ptr<Clock::time_point> first_deadline = std::make_shared<Clock::time_point>();
-  void set_deadline(Clock::time_point t) {
-    if (*deadlines_set == 0) *first_deadline = t;
-    *deadline = t;
-    ++*deadlines_set;
-  }
-};
-static_assert(ComparingRuntime<SlowRuntime> && DeadlineRuntime<SlowRuntime>);
+/// A runtime whose every measurement and comparison takes 60 ms.
+toy::ScriptedRuntime slow_runtime(std::chrono::milliseconds per_measurement = std::chrono::milliseconds(60)) {
+  return toy::ScriptedRuntime{.per_measurement = per_measurement};
+}
 
 /// Conv+ReLU pairs on parallel branches: fusing any subset of them is a candidate.
 Graph<> conv_relu_branches(int n = 8) {
@@ -58,18 +35,16 @@ Graph<> conv_relu_branches(int n = 8) {
   return g;
 }
 
-using SlowOptimizer = Optimizer<Graph<>, rules::Rules<rules::FuseConvRelu>, SumCost, SlowRuntime>;
-
 TEST(OptimizerTimeLimit, HoldsWithinARoundsMeasurements) {
   Graph<> g = conv_relu_branches();
-  SlowRuntime rt;
+  auto rt = slow_runtime();
   // Without a limit, round 1 alone measures many candidates (each one measurement, the
   // improving ones also a comparison): well over the limit.
-  auto unlimited = SlowOptimizer(rt, {.partition = false, .combine = false}).optimize(g);
+  auto unlimited = ScriptedOptimizer(rt, {.partition = false, .combine = false}).optimize(g);
   double one = rt.per_measurement.count() / 1000.0;
   ASSERT_GT(unlimited.measured, 5u);
   double limit = 3 * one;
-  auto r = SlowOptimizer(rt, {.partition = false, .time_limit_s = limit, .combine = false}).optimize(g);
+  auto r = ScriptedOptimizer(rt, {.partition = false, .time_limit_s = limit, .combine = false}).optimize(g);
   EXPECT_EQ(r.stop.reason, StopReason::time_limit) << r.stop.describe();
   EXPECT_EQ(r.stop.time_limit_s, limit);
   // Within the limit plus the measurement (and its comparison) running when it passed.
@@ -82,14 +57,14 @@ TEST(OptimizerTimeLimit, HoldsWithinARoundsMeasurements) {
 
 TEST(OptimizerTimeLimit, TellsTheRuntimeItsDeadlineAndLiftsItAfterwards) {
   Graph<> g = conv_relu_branches(2);
-  SlowRuntime rt{.per_measurement = std::chrono::milliseconds(1)};
+  auto rt = slow_runtime(std::chrono::milliseconds(1));
   auto before = Clock::now();
-  SlowOptimizer(rt, {.partition = false, .time_limit_s = 30}).optimize(g);
+  ScriptedOptimizer(rt, {.partition = false, .time_limit_s = 30}).optimize(g);
   auto after = Clock::now();
-  EXPECT_EQ(*rt.deadlines_set, 2);  // set, then lifted
-  EXPECT_GE(*rt.first_deadline, before + std::chrono::seconds(30));
-  EXPECT_LE(*rt.first_deadline, after + std::chrono::seconds(30));
-  EXPECT_EQ(*rt.deadline, Clock::time_point::max());
+  EXPECT_EQ(rt.log->deadlines_set, 2);  // set, then lifted
+  EXPECT_GE(rt.log->first_deadline, before + std::chrono::seconds(30));
+  EXPECT_LE(rt.log->first_deadline, after + std::chrono::seconds(30));
+  EXPECT_EQ(rt.log->deadline, Clock::time_point::max());
 }
 
 }  // namespace

@@ -17,6 +17,11 @@
 // launch functions it registers run while the schedule is captured into a CUDA graph, with
 // the final device pointers; they must only enqueue work on `stream` (no synchronisation,
 // no allocation) and may be called more than once (every capture of every schedule).
+//
+// Only the kernel and its launch need nvcc: declare the specialization in a header (lower()
+// declared only) and define lower() in the .cu file beside the kernel, which then includes
+// just this header; the graphs that use the op compile with the host compiler
+// (test/cuda/swish_op.hpp, extension_test.cu and extension_test.cpp).
 #include <cuda_runtime_api.h>
 
 #include <cstddef>

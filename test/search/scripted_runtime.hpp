@@ -1,0 +1,72 @@
+#pragma once
+// A runtime for the optimizer's tests of measuring runtimes (optimizer_noise_test,
+// optimizer_screening_test, optimizer_deadline_test): latency = the graph's node count, with
+// what a real measuring runtime adds scripted per test: comparisons that find only noise,
+// candidates that fail to run, measurements that take time, the bounds it was screened
+// against and the deadlines it was told.
+//
+// One type for all three files, and its Optimizer compiled once (scripted_optimizer.cpp,
+// `extern template` below): each file instantiating an Optimizer for its own runtime took
+// 10-13 s to compile on the project's 2-core machine.
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "autograph/cost/roofline.hpp"
+#include "autograph/rules/library/fusion.hpp"
+#include "autograph/search/optimizer.hpp"
+
+namespace autograph::toy {
+
+struct ScriptedRuntime {
+  using Clock = std::chrono::steady_clock;
+  enum class Script { real_gains, only_noise, candidates_fail };
+
+  /// What the runtime saw; shared by its copies (the optimizer keeps a copy).
+  struct Log {
+    int measures = 0;                // measure() and screen() calls
+    std::vector<double> bounds;      // screen()'s bounds, in order
+    int deadlines_set = 0;           // set_deadline() calls
+    Clock::time_point first_deadline{};
+    Clock::time_point deadline = Clock::time_point::max();
+  };
+
+  Script script = Script::real_gains;
+  std::chrono::milliseconds per_measurement{0};  // each measure(), screen() and compare() sleeps this long
+  std::shared_ptr<Log> log = std::make_shared<Log>();
+  RooflineCost cost{devices::H100::spec};
+
+  double measure(Graph<> const& g) {
+    std::this_thread::sleep_for(per_measurement);
+    bool input = log->measures++ == 0;  // the optimizer measures its input first
+    if (script == Script::candidates_fail && !input)
+      throw ExecutionError("Conv2D 'c1': unsupported on the scripted runtime: a fused activation");
+    return static_cast<double>(g.num_nodes());
+  }
+  double screen(Graph<> const& g, double bound_ms) {
+    log->bounds.push_back(bound_ms);
+    return measure(g);
+  }
+  Comparison compare(Graph<> const& incumbent, Graph<> const& challenger) {
+    std::this_thread::sleep_for(per_measurement);
+    double a = static_cast<double>(incumbent.num_nodes()), b = static_cast<double>(challenger.num_nodes());
+    return {a, b, 0.0, script != Script::only_noise && b < a, 5};
+  }
+  void set_deadline(Clock::time_point t) {
+    if (log->deadlines_set++ == 0) log->first_deadline = t;
+    log->deadline = t;
+  }
+  std::string kind() const { return "scripted"; }
+  RooflineCost const& cost_model() const { return cost; }
+};
+static_assert(ComparingRuntime<ScriptedRuntime> && ScreeningRuntime<ScriptedRuntime> && DeadlineRuntime<ScriptedRuntime>);
+
+/// The optimizer the three files test: fuse-conv-relu, cost = operator count.
+using ScriptedOptimizer = Optimizer<Graph<>, rules::Rules<rules::FuseConvRelu>, SumCost, ScriptedRuntime>;
+
+}  // namespace autograph::toy
+
+extern template class autograph::Optimizer<autograph::Graph<>, autograph::rules::Rules<autograph::rules::FuseConvRelu>, autograph::SumCost,
+                                           autograph::toy::ScriptedRuntime>;  // scripted_optimizer.cpp
