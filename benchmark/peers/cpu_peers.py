@@ -143,13 +143,28 @@ def bench_model(model, a):
     return res
 
 
+def cpu_identity():
+    """Family, model and stepping from /proc/cpuinfo, and the widest vector unit: a model name
+    such as "AMD EPYC" alone names several generations (this project's machines have been more
+    than one of them, and they differ by 1.6x here)."""
+    info = {}
+    for line in open("/proc/cpuinfo"):
+        k, _, v = line.partition(":")
+        k = k.strip()
+        if k in ("cpu family", "model", "stepping", "cpu MHz", "flags") and k not in info:
+            info[k] = v.strip()
+    flags = set(info.get("flags", "").split())
+    vec = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "SSE"
+    return f"family {info.get('cpu family', '?')} model {info.get('model', '?')} stepping {info.get('stepping', '?')}, {vec}"
+
+
 def ratio(a, b):
     return f"{b / a:.2f}x" if a and b else "—"
 
 
 def markdown(results, env):
     lines = [f"# CPU benchmark, {env['date']}", "",
-             f"- CPU: {env['cpu']}, {env['cores']} cores (`/proc/cpuinfo`, `nproc`)",
+             f"- CPU: {env['cpu']} ({env.get('cpu_identity', '?')}), {env['cores']} cores (`/proc/cpuinfo`, `nproc`)",
              f"- oneDNN {env['onednn']} (ours), onnxruntime-node {env.get('ort', '?')}, PyTorch {env.get('torch', '?')} (Debian), {env['compiler']}",
              f"- Load: `uptime` before: {env['load_before']}; after: {env['load_after']}; highest 1-minute load after a round: {env['load_peak']:.1f}. {env['load_note']}",
              f"- Batch 1, the zoo's published resolution, random weights. {env['rounds']} interleaved rounds; per round each system "
@@ -233,7 +248,7 @@ def main():
                               "that any outside load falls on all of them alike.") if high else "The machine was otherwise quiet.",
                 "rounds": a.rounds, "runs": a.runs, "warmup": a.warmup, "budget_ms": a.budget_ms, "search_s": a.search_s,
                 "ios_budget_ms": a.ios_budget_ms, "ios_max_states": a.ios_max_states, "ios_r": a.ios_max_group_kernels, "taso": a.taso or "built-in only",
-                "seconds": time.time() - t0, "python": platform.python_version(),
+                "seconds": time.time() - t0, "python": platform.python_version(), "cpu_identity": cpu_identity(),
                 "omp_wait": (f"OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}" if "OMP_WAIT_POLICY" in os.environ else "")
                 + (f" GOMP_SPINCOUNT={os.environ['GOMP_SPINCOUNT']}" if "GOMP_SPINCOUNT" in os.environ else ""),
                 "commit": subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()})

@@ -20,7 +20,8 @@ std::vector<BaselineResult<BuiltinOps>> run_baselines(Graph<BuiltinOps> const& g
   if (!others.configurations.empty() || !wants_autograph) results = run_baselines_on<rules::Default>(seq, nimble, g, others, runtime_rules);
   if (wants_autograph) {
     auto found = run_baselines_on<rules::Default>(seq, best, g, autograph, runtime_rules);
-    if (report) report->autograph_plan = best.plan(found.back().graph);
+    // The schedule AutoGraph's graph runs with, raced once more (CpuRuntime::replan).
+    if (report) report->autograph_plan = best.replan(found.back().graph);
     results.push_back(std::move(found.back()));
   }
   if (report) report->measuring_seconds = seq.measuring_seconds() + nimble.measuring_seconds() + best.measuring_seconds();

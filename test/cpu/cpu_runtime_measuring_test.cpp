@@ -28,6 +28,14 @@ Graph<> matmul_chain(int n = 6, std::int64_t size = 192) {
   return std::move(b).build({x});
 }
 
+/// Timed runs `f` adds to the runtime's count.
+template <class R, class F>
+std::size_t runs_of(R& r, F&& f) {
+  std::size_t before = r.timed_runs();
+  f();
+  return r.timed_runs() - before;
+}
+
 TEST(CpuScheduleChoice, TakesTheAlternativeOnlyWhenItMeasuresFaster) {
   Graph<> g = matmul_chain();
   BasicCpuRuntime<FasterOf<schedule::Sequential, RunNothing>> switches({.cores = 1});
@@ -41,6 +49,17 @@ TEST(CpuScheduleChoice, TakesTheAlternativeOnlyWhenItMeasuresFaster) {
   auto q = keeps.plan(g);
   EXPECT_EQ(q.scheduled.policy, "nothing");
   EXPECT_EQ(q.other, "sequential");
+}
+
+TEST(CpuScheduleChoice, ReplanningRacesTheSchedulesAgain) {
+  Graph<> g = matmul_chain(4, 128);
+  BasicCpuRuntime<FasterOf<schedule::Sequential, RunNothing>> cpu({.cores = 1});
+  cpu.plan(g);
+  auto kept = runs_of(cpu, [&] { cpu.plan(g); });  // the choice is kept: nothing timed
+  auto raced = runs_of(cpu, [&] { EXPECT_EQ(cpu.replan(g).scheduled.policy, "nothing"); });
+  EXPECT_EQ(kept, 0u);
+  EXPECT_GE(raced, 10u);  // at least 5 runs of each schedule
+  EXPECT_EQ(runs_of(cpu, [&] { cpu.plan(g); }), 0u);  // and kept again
 }
 
 TEST(CpuScheduleChoice, TwoPoliciesGivingOneScheduleAreNotCompared) {
@@ -61,14 +80,6 @@ TEST(CpuRuntimeRuns, AClearComparisonStopsEarly) {
   EXPECT_TRUE(c.faster);
   EXPECT_LT(c.runs, 50u);
   EXPECT_GE(c.runs, 5u);
-}
-
-/// Timed runs `f` adds to the runtime's count.
-template <class R, class F>
-std::size_t runs_of(R& r, F&& f) {
-  std::size_t before = r.timed_runs();
-  f();
-  return r.timed_runs() - before;
 }
 
 TEST(CpuRuntimeRuns, ScreeningAndTheDeadlineStopAtTheMinimum) {

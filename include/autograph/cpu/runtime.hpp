@@ -231,6 +231,18 @@ class BasicCpuRuntime {
     }
   }
 
+  /// plan(g) decided again: under FasterOf the choice kept for `g` is dropped and both schedules
+  /// are raced afresh, with full runs and no bound. The choice kept from the search may rest on
+  /// a screening of 5 runs, made minutes earlier: on this project's 2-core VM one executable's
+  /// latency moves between levels for seconds at a time (AutoGraph's NASNet-A Mobile graph on
+  /// one stream: 6.4, 10.4 and about 20 ms in one process), and one such stretch chose Nimble's
+  /// streams (11.5 against 23.4 ms) for a graph that runs 6.4 ms on one stream.
+  template <class Set>
+  CpuPlan<Set> replan(Graph<Set> const& g) {
+    if constexpr (detail::is_faster_of<Policy>) choices_->erase(structural_hash(g));
+    return plan(g);
+  }
+
   /// Lowers `g` once for timing many schedules of it (shape-only weights get random data).
   template <class Set>
   PreparedCpuGraph prepare(Graph<Set> const& g) {
