@@ -43,7 +43,7 @@ if [ -z "${TASO+set}" ] && [ -f "$root/../shared/data/taso/graph_subst.pb" ]; th
 stamp=$(date -u +%Y-%m-%d)
 mkdir -p "$root/benchmark/results"
 /usr/bin/python3 "$root/benchmark/peers/cpu_peers.py" --cpu-bench "$build/benchmark/cpu_bench" --work "$work" \
-  --out "$root/benchmark/results/cpu-$stamp" --models "$models" --rounds "${ROUNDS:-3}" --runs "${RUNS:-20}" \
+  --out "$root/benchmark/results/cpu-$stamp" --models "$models" --rounds "${ROUNDS:-5}" --runs "${RUNS:-12}" \
   --search-s "${SEARCH_S:-30}" --budget-ms "${BUDGET_MS:-1000}" --ios-budget-ms "${IOS_BUDGET_MS:-5}" --ios-max-states "${IOS_MAX_STATES:-300}" \
   --ios-max-group-kernels "${IOS_R:-2}" --taso "$taso"
 echo "cpu-peers: done in $(( ($(date +%s) - started) / 60 )) min $(( ($(date +%s) - started) % 60 )) s; results in benchmark/results/cpu-$stamp.md" >&2

@@ -184,6 +184,11 @@ class Optimizer {
   /// r.failures). Where only whether `g` may beat `bound_ms` matters, a ScreeningRuntime stops
   /// timing once `g` is clearly slower than it.
   double measure_or_fail(Graph<Set> const& g, OptimizeResult<Set>& r, double bound_ms = std::numeric_limits<double>::infinity());
+  /// Tells a DeadlineRuntime when this optimize()'s time limit passes (past it, measurements
+  /// stop at their minimum of runs); `lift`: no deadline any more.
+  void tell_deadline(bool lift);
+  /// Estimate only (measure_rounds == 0): the best candidate by the cost policy, measured once.
+  void keep_best_estimate(Entry const& cur, std::vector<Candidate<Set>> const& cands, Measured& m, OptimizeResult<Set>& r);
   /// Whether the time limit has passed (checked between measurements too: on a measuring
   /// runtime one round's candidates take longer than the limit).
   bool out_of_time() const { return seconds_since(t0_) > options_.time_limit_s; }
@@ -238,10 +243,7 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::optimize(Graph<Set> const& input) -
   auto t0 = t0_ = last_progress_ = Clock::now();
   OptimizeResult<Set> r;
   r.runtime_kind = runtime_.kind();
-  if constexpr (DeadlineRuntime<RuntimeT>) {  // measurements stop at their minimum past the limit
-    auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.time_limit_s));
-    runtime_.set_deadline(options_.time_limit_s < 1e9 ? t0 + limit : Clock::time_point::max());
-  }
+  tell_deadline(false);
   left_out_.assign(engine_.size(), 0);
   RuleStatsRecorder stats(engine_.size());
   Measured m(Entry{input, runtime_.measure(input), {}});
@@ -261,9 +263,8 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::optimize(Graph<Set> const& input) -
     m.queue.pop();
     ++r.rounds;
     auto cands = candidates(cur.graph, r.explored, t0, stats);  // partition, DP, stitch, seams: cheapest estimate first
-    if (options_.measure_rounds == 0) {  // estimate only: the best candidate by the policy
-      if (!cands.empty()) m.best = Entry{cands[0].graph, runtime_.measure(cands[0].graph), cur.trail.then(cands[0].trail)};
-      r.measured += cands.empty() ? 0 : 1;
+    if (options_.measure_rounds == 0) {
+      keep_best_estimate(cur, cands, m, r);
       r.stop = {StopReason::estimate_only, round + 1, 0};
       break;
     }
@@ -284,10 +285,26 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::optimize(Graph<Set> const& input) -
       break;
     }
   }
-  if constexpr (DeadlineRuntime<RuntimeT>) runtime_.set_deadline(Clock::time_point::max());
+  tell_deadline(true);
   finish(r, std::move(m.best), stats);
   r.search_seconds = seconds_since(t0);
   return r;
+}
+
+template <class G, class RuleSet, class CostP, class RuntimeT>
+void Optimizer<G, RuleSet, CostP, RuntimeT>::tell_deadline(bool lift) {
+  if constexpr (DeadlineRuntime<RuntimeT>) {
+    auto limit = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.time_limit_s));
+    runtime_.set_deadline(lift || options_.time_limit_s >= 1e9 ? Clock::time_point::max() : t0_ + limit);
+  }
+}
+
+template <class G, class RuleSet, class CostP, class RuntimeT>
+void Optimizer<G, RuleSet, CostP, RuntimeT>::keep_best_estimate(Entry const& cur, std::vector<Candidate<Set>> const& cands, Measured& m,
+                                                                OptimizeResult<Set>& r) {
+  if (cands.empty()) return;
+  m.best = Entry{cands[0].graph, runtime_.measure(cands[0].graph), cur.trail.then(cands[0].trail)};
+  ++r.measured;
 }
 
 template <class G, class RuleSet, class CostP, class RuntimeT>
