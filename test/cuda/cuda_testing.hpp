@@ -5,20 +5,59 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "autograph/cuda/runtime.hpp"
 #include "autograph/runtime/reference_executor.hpp"
 #include "autograph/schedule/sequential.hpp"
 
-/// Skips the test, saying why, when no GPU can be used (no driver, too old a driver, no device).
-#define AUTOGRAPH_REQUIRE_GPU()                                                   \
-  do {                                                                            \
-    if (auto autograph_no_gpu_ = ::autograph::cuda::gpu_unavailable()) GTEST_SKIP() << *autograph_no_gpu_; \
+/// Skips the test, saying why, when no GPU can be used (no driver, too old a driver, no
+/// device); with AUTOGRAPH_REQUIRE_GPU=1 in the environment the test fails instead, so that a
+/// GPU machine whose driver cannot run CUDA 13 does not pass with no GPU coverage.
+#define AUTOGRAPH_REQUIRE_GPU()                                                                                          \
+  do {                                                                                                                   \
+    auto autograph_gpu_ = ::autograph::cuda::testing::gpu_verdict(::autograph::cuda::gpu_unavailable(),                  \
+                                                                  ::autograph::cuda::testing::gpu_required());           \
+    if (autograph_gpu_.action == ::autograph::cuda::testing::GpuVerdict::fail) FAIL() << autograph_gpu_.why;             \
+    if (autograph_gpu_.action == ::autograph::cuda::testing::GpuVerdict::skip) GTEST_SKIP() << autograph_gpu_.why;       \
   } while (0)
 
 namespace autograph::cuda::testing {
+
+/// Whether the environment asks for GPU tests to run (AUTOGRAPH_REQUIRE_GPU=1).
+inline bool gpu_required() {
+  char const* v = std::getenv("AUTOGRAPH_REQUIRE_GPU");
+  return v && std::string_view(v) == "1";
+}
+
+/// What a GPU test does, given why no GPU can be used (nullopt: one can) and whether one is
+/// required.
+struct GpuVerdict {
+  enum Action { run, skip, fail } action = run;
+  std::string why;
+};
+inline GpuVerdict gpu_verdict(std::optional<std::string> const& unavailable, bool required) {
+  if (!unavailable) return {};
+  if (required) return {GpuVerdict::fail, "AUTOGRAPH_REQUIRE_GPU=1, but " + *unavailable};
+  return {GpuVerdict::skip, *unavailable + " (set AUTOGRAPH_REQUIRE_GPU=1 to fail instead of skipping)"};
+}
+
+/// Says once per test program which GPU the tests run on, or why they skip (or fail).
+class GpuReport : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    if (auto why = gpu_unavailable())
+      std::printf("[gpu] %s%s\n", why->c_str(), gpu_required() ? "; AUTOGRAPH_REQUIRE_GPU=1: the GPU tests fail" : "; the GPU tests skip");
+    else
+      std::printf("[gpu] %s\n", device_info(0).describe().c_str());
+    std::fflush(stdout);
+  }
+};
+inline ::testing::Environment* const gpu_report = ::testing::AddGlobalTestEnvironment(new GpuReport);
 
 /// One runtime for the whole test program (opening cuDNN and cuBLASLt takes a while).
 /// @pre a GPU is available (AUTOGRAPH_REQUIRE_GPU first).
