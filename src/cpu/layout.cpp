@@ -112,16 +112,11 @@ void prepare(Concat const& op, Preparation& p) {
   if (nothing_to_compute(p)) return;
   Shape const& ys = p.outputs()[0].shape;
   std::size_t a = ys.normalize_axis(op.axis);
-  auto strides = [](Shape const& s, Layout l) {
-    Strides st{};
-    std::ranges::copy(layout_strides(s, l), st.begin());
-    return st;
-  };
-  Strides yst = strides(ys, p.output_layout(0));
+  Strides yst = layout_strides(ys, p.output_layout(0));
   std::int64_t at = 0;
   for (std::size_t i = 0; i < p.inputs().size(); ++i) {
     Shape const& piece = p.inputs()[i].shape;
-    run_strided_copy(p, "concat", piece, {From::input, i, strides(piece, p.input_layout(i))}, {From::output, 0, yst, at * yst[a]});
+    run_strided_copy(p, "concat", piece, {From::input, i, layout_strides(piece, p.input_layout(i))}, {From::output, 0, yst, at * yst[a]});
     at += piece[a];
   }
 }

@@ -34,7 +34,7 @@ memory::desc strided(Dims const& dims, Dims const& strides) { return memory::des
 memory::desc laid_out(Shape const& s, Layout layout) {
   if (layout == Layout::plain || s.rank() != 4) return plain(s);
   auto st = layout_strides(s, layout);
-  return strided(dims_of(s), Dims(st.begin(), st.end()));
+  return strided(dims_of(s), Dims(st.begin(), st.begin() + s.rank()));
 }
 memory::desc input_desc(Preparation const& p, std::size_t i) { return laid_out(p.inputs()[i].shape, p.input_layout(i)); }
 memory::desc output_desc(Preparation const& p, std::size_t o) { return laid_out(p.outputs()[o].shape, p.output_layout(o)); }

@@ -25,6 +25,7 @@
 // An op with no Kernel specialisation runs through its reference kernel
 // (runtime/reference_kernel.hpp), copying its inputs in and its outputs out; such a kernel
 // allocates on every run, and the executable lists it (CpuExecutable::fallbacks()).
+#include <array>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -48,15 +49,12 @@ namespace autograph::cpu {
 /// and every graph input and output, is plain.
 enum class Layout : std::uint8_t { plain, channels_last };
 
-/// Element strides of `shape` in `layout` (channels-last only for rank 4).
-inline std::vector<std::int64_t> layout_strides(Shape const& shape, Layout layout) {
-  std::vector<std::int64_t> st(shape.rank(), 1);
-  if (layout == Layout::channels_last && shape.rank() == 4) {
-    std::int64_t c = shape[1], h = shape[2], w = shape[3];
-    return {c * h * w, 1, w * c, c};
-  }
-  for (std::size_t d = shape.rank(); d-- > 1;) st[d - 1] = st[d] * shape[d];
-  return st;
+/// Element strides of `shape` in `layout` (channels-last only for rank 4; otherwise
+/// strides_of(), row-major).
+inline std::array<std::int64_t, Shape::max_rank> layout_strides(Shape const& shape, Layout layout) {
+  if (layout != Layout::channels_last || shape.rank() != 4) return strides_of(shape);
+  std::int64_t c = shape[1], h = shape[2], w = shape[3];
+  return {c * h * w, 1, w * c, c};
 }
 
 /// What a binder sees: one pointer per input and output of the node (null for a tensor with
