@@ -22,12 +22,16 @@ using Hosted = SimulatedRuntime<devices::V100, schedule::Nimble, FixedCosts, lau
 constexpr double issue = devices::V100::spec.host_launch_us;
 constexpr double graph_launch = devices::V100::spec.graph_launch_us;
 constexpr double event = devices::V100::spec.event_us;
+constexpr double sync = devices::V100::spec.host_sync_us;
 
 static_assert(Runtime<Hosted>);
 static_assert(std::same_as<SimulatedRuntime<devices::V100>::launch_model, launch::CudaGraph>);
 
 TEST(LaunchModel, DeviceDescriptionsCarryTheHostLaunchCost) {
-  for (DeviceSpec const& d : devices::all) EXPECT_DOUBLE_EQ(d.host_launch_us, 3.8) << d.name;
+  for (DeviceSpec const& d : devices::all) {
+    EXPECT_DOUBLE_EQ(d.host_launch_us, 3.8) << d.name;
+    EXPECT_DOUBLE_EQ(d.host_sync_us, 2.9) << d.name;
+  }
 }
 
 TEST(LaunchModel, TheKindSaysHowKernelsAreLaunched) {
@@ -56,9 +60,10 @@ TEST(LaunchModel, ShortKernelsRunAtTheHostsPaceOnAnyNumberOfStreams) {
   auto g = std::move(b).build({t, e});
   Schedule one{{{{t.node, {}}, {e.node, {}}}}};
   Schedule two{{{{t.node, {}}}, {{e.node, {}}}}};
-  // 1 us kernels: the second is issued at 7.6 us and ends at 8.6 on one stream or two.
+  // 1 us kernels: the second is issued at 7.6 us and ends at 8.6 on one stream or two; two
+  // streams are then joined by synchronizing the device.
   EXPECT_DOUBLE_EQ(Hosted{}.simulate(g, one).total_us, 2 * issue + 1);
-  EXPECT_DOUBLE_EQ(Hosted{}.simulate(g, two).total_us, 2 * issue + 1);
+  EXPECT_DOUBLE_EQ(Hosted{}.simulate(g, two).total_us, 2 * issue + 1 + sync);
   // Replayed from a graph, two streams overlap them.
   EXPECT_DOUBLE_EQ(Graphed{}.simulate(g, two).total_us, graph_launch + 1);
   EXPECT_DOUBLE_EQ(Graphed{}.simulate(g, one).total_us, graph_launch + 2);
@@ -74,7 +79,7 @@ TEST(LaunchModel, TheHostIssuesAWaiterAfterWhatItWaitsFor) {
   // (issued 3.8, ends 13.8), the sigmoid is issued at 7.6 and starts after the event.
   Schedule s2{{{{s.node, {r.node}}}, {{r.node, {}}}}};
   auto tl = Hosted{}.simulate(g, s2);
-  EXPECT_DOUBLE_EQ(tl.total_us, issue + 10 + event + 6);
+  EXPECT_DOUBLE_EQ(tl.total_us, issue + 10 + event + 6 + sync);
   for (auto const& k : tl.kernels) EXPECT_DOUBLE_EQ(k.start_us, k.node == r.node ? issue : issue + 10 + event);
 }
 
@@ -87,6 +92,30 @@ TEST(LaunchModel, TheHostsLastLaunchBoundsTheRun) {
   instant.other = {0, 0.1, 0};
   Schedule one{{{{t.node, {}}}}};
   EXPECT_DOUBLE_EQ(Hosted(instant).simulate(g, one).total_us, issue);
+}
+
+TEST(LaunchModel, StagesRunAsIossEngineRunsThemSynchronizedAroundEveryStageOfSeveralGroups) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 8});
+  auto r = b.relu(x);        // 10 us
+  auto t = b.tanh(r);        // 1 us
+  auto e = b.gelu(r);        // 1 us
+  auto s = b.sigmoid(b.add(t, e));  // add 1 us, sigmoid 6 us
+  auto g = std::move(b).build({s});
+  using Stages = std::vector<std::vector<std::vector<NodeId>>>;
+  auto measure = [&](Stages const& st) { return Hosted{}.measure_stages(g, std::span<std::vector<std::vector<NodeId>> const>(st)) * 1000; };
+  NodeId add = g[s.node].inputs[0].node;
+  // One group per stage: one stream, never synchronized. The relu (issued at 3.8) ends at
+  // 13.8; the tanh, gelu and add follow it on the device (16.8), and the sigmoid, issued fifth
+  // (19.0), runs its 6 us after that.
+  EXPECT_NEAR(measure({{{r.node}}, {{t.node}}, {{e.node}}, {{add}}, {{s.node}}}), 5 * issue + 6, 1e-9);
+  // The tanh and the gelu as one stage of two groups: the host synchronizes before it (the
+  // relu ends at 13.8, the host returns at 13.8 + sync), issues both (ends at + 2 issues + 1)
+  // and synchronizes again, then issues the add and the sigmoid (the sigmoid, issued second,
+  // starts at 2 issues and runs 6 us).
+  double before = issue + 10 + sync;
+  double stage = 2 * issue + 1 + sync;
+  EXPECT_NEAR(measure({{{r.node}}, {{t.node}, {e.node}}, {{add}}, {{s.node}}}), before + stage + 2 * issue + 6, 1e-9);
 }
 
 }  // namespace

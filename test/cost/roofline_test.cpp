@@ -109,6 +109,63 @@ TEST(Roofline, Float16MatmulsUseTheFp16TensorRate) {
   EXPECT_NEAR(t32 / t16, 2.0, 1e-9);  // 989.4 / 494.7
 }
 
+TEST(Roofline, BatchOneFullyConnectedLayersRunAsMatrixVectorProducts) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 2048});
+  auto w = b.input("w", {2048, 1000});
+  auto y = b.matmul(x, w);
+  auto g = b.graph();
+  DeviceSpec const& d = devices::V100::spec;
+  auto c = cost_of(RooflineCost(d), g, y);
+  // One thread per four of the 2M matrix elements fills the device; reading the matrix once
+  // decides (a 64-row tile would compute 64 times the flops at 16 tiles' fill).
+  EXPECT_DOUBLE_EQ(c.fill, 1.0);
+  double bytes = 4.0 * (2048 + 2048 * 1000 + 1000);
+  EXPECT_NEAR(c.us, d.launch_us + bytes / d.bytes_per_us(), 1e-9);
+}
+
+TEST(Roofline, MatmulsWithFewOutputTilesSplitTheirSumAndConvolutionsDoNot) {
+  GraphBuilder b;
+  auto a = b.input("a", {64, 4096});
+  auto w = b.input("w", {4096, 64});
+  auto y = b.matmul(a, w);
+  auto x = b.input("x", {1, 4096, 8, 8});
+  auto z = b.conv2d(x, 64, {1, 1});
+  auto g = b.graph();
+  DeviceSpec const& d = devices::H100::spec;
+  auto mm = cost_of(RooflineCost(d), g, y);
+  auto conv = cost_of(RooflineCost(d), g, z);
+  // The same GEMM, 64 x 64 x 4096, one tile: cuDNN's convolution runs it on one tile slot of
+  // 264; cuBLAS splits K into many tiles and pays for reducing their partial outputs.
+  double bytes = 4.0 * (4096 * 64 + 64 * 4096 + 64 * 64);
+  double unsplit = d.launch_us + std::max(2.0 * 64 * 64 * 4096 / (d.matrix_f32_per_us() / 264), bytes / (d.bytes_per_us() / 264));
+  EXPECT_NEAR(conv.fill, 1.0 / 264, 1e-12);
+  EXPECT_NEAR(conv.us, unsplit, 1e-9);
+  EXPECT_GT(mm.fill, 8.0 / 264);
+  EXPECT_LT(mm.us, unsplit / 8);
+}
+
+TEST(Roofline, ThreeByThreeStrideOneConvolutionsRunWinogradWhereCudaCoresComputeThem) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 128, 56, 56});
+  auto y = b.conv2d(x, 128, {3, 3});
+  auto s2 = b.conv2d(x, 128, {3, 3}, {.stride = {2, 2}, .pad = std::array<std::int64_t, 4>{1, 1, 1, 1}});
+  auto g = b.graph();
+  DeviceSpec const& v100 = devices::V100::spec;
+  // 28 x 28 output tiles of 2x2 = 784 rows (13 row tiles) x 128 channels (2 tiles) in each of
+  // 16 GEMMs, K = 128 channels: 416 tiles fill the 160 slots.
+  auto c = cost_of(RooflineCost(v100), g, y);
+  EXPECT_DOUBLE_EQ(c.fill, 1.0);
+  EXPECT_NEAR(c.us, v100.launch_us + 2.0 * 16 * 26 * 64 * 64 * 128 / v100.fp32_per_us(), 1e-9);
+  // Stride 2 has no Winograd kernel: the direct GEMM, 28*28 rows x 128 x 1152, 26 tiles.
+  auto direct = cost_of(RooflineCost(v100), g, s2);
+  EXPECT_NEAR(direct.us, v100.launch_us + 2.0 * 26 * 64 * 64 * 1152 / (v100.fp32_per_us() * 26 / 160), 1e-9);
+  // With TF32 tensor cores the direct GEMM (56*56 rows, 98 tiles) beats Winograd on CUDA cores.
+  DeviceSpec const& h100 = devices::H100::spec;
+  auto tensor = cost_of(RooflineCost(h100), g, y);
+  EXPECT_NEAR(tensor.us, h100.launch_us + 2.0 * 98 * 64 * 64 * 1152 / (h100.matrix_f32_per_us() * 98 / 264), 1e-9);
+}
+
 TEST(Roofline, DepthwiseConvolutionsRunOnCudaCores) {
   GraphBuilder b;
   auto x = b.input("x", {1, 96, 28, 28});

@@ -18,7 +18,10 @@
 #include <autograph/experiments/baselines.hpp>
 #include <autograph/models/zoo.hpp>
 #include <autograph/runtime/simulated_runtime.hpp>
-#include <autograph/schedule/greedy.hpp>
+#include <autograph/rules/apply_greedily.hpp>
+#include <autograph/rules/library/conv_folding.hpp>
+#include <autograph/rules/library/fusion.hpp>
+#include <autograph/rules/library/merge.hpp>
 #include <autograph/schedule/ios.hpp>
 #include <autograph/schedule/sequential.hpp>
 
@@ -131,7 +134,7 @@ struct SimKey {
   std::string device;  // DeviceSpec key
   std::string model;
   std::int64_t batch = 0;  // 0: the record states none; the model's benchmark batch
-  std::string config;  // sequential, greedy, ios, taso, metaflow
+  std::string config;  // sequential, greedy, ios, tensorrt, taso, metaflow
   auto operator<=>(SimKey const&) const = default;
   std::string text() const { return model + " batch " + (batch ? std::to_string(batch) : "default") + " on " + device + ": " + config; }
 };
@@ -148,8 +151,8 @@ Mapped map_config(std::string const& paper, std::string const& gpu_key, std::int
   std::string c = lower(trim(paper));
   if (c == "sequential") return {"sequential", ""};
   if (c == "greedy") return {"greedy", ""};
-  // TensorRT runs one stream of cuDNN kernels, without rewriting the graph across branches.
-  if (c == "tensorrt") return {"sequential", ""};
+  // TensorRT runs one stream of its own and cuDNN's kernels, with its layer fusions.
+  if (c == "tensorrt") return {"tensorrt", ""};
   if (c == "metaflow") return {"metaflow", ""};
   if (c == "taso") return {"taso", ""};
   if (c == "ios" || c == "ios-both" || c.starts_with("ios (r=")) return {"ios", ""};
@@ -218,22 +221,39 @@ class Simulations {
   double run(DeviceSpec const& device, SimKey const& k) const {
     models::ModelOptions mo;
     if (k.batch > 0) mo.batch = k.batch;
-    Graph<> g = models::build(k.model, mo);
+    Graph<> g = engine_kernels(models::build(k.model, mo));
     // Every system these papers measured (TensorRT, MetaFlow's and IOS's engines, TASO, PyTorch)
     // issues its kernels from a host thread: none replays a CUDA graph.
     SimulatedRuntime<devices::AtRunTime, schedule::Nimble, RooflineCost, launch::HostLaunched> rt(device);
+    KernelDag dag(g);
     if (k.config == "sequential") {
+      // IOS's engine with one group per stage: one stream, never synchronized.
+      std::vector<std::vector<std::vector<NodeId>>> stages;
+      for (NodeId id : dag.nodes()) stages.push_back({{id}});
+      return rt.measure_stages(g, std::span<std::vector<std::vector<NodeId>> const>(stages));
+    }
+    if (k.config == "tensorrt") {
+      // TensorRT's horizontal layer fusion: layers that read the same tensor and apply the
+      // same operation with the same parameters (Inception's 1x1 convolutions) run as one
+      // (NVIDIA, "Deploying Deep Neural Networks with NVIDIA TensorRT", 2017). One stream.
+      g = rules::apply_greedily(std::move(g), rules::MergeAllSiblingOps{}).graph;
+      g = rules::apply_greedily(std::move(g), rules::MergeSiblingOps{}).graph;
       auto sg = schedule::Sequential{}(g, rt);
       return rt.measure(sg.graph, sg.schedule);
     }
     if (k.config == "greedy") {
-      // IOS's greedy puts every ready operator in one stage: as many streams as the graph is wide.
-      auto sg = schedule::Greedy{std::max<std::size_t>(1, KernelDag(g).width())}(g, rt);
-      return rt.measure(sg.graph, sg.schedule);
+      // IOS's greedy: every ready operator in one stage, each its own group (on its own stream),
+      // run by IOS's engine (a synchronization after every stage of several groups).
+      auto stages = ready_stages(dag);
+      return rt.measure_stages(g, std::span<std::vector<std::vector<NodeId>> const>(stages));
     }
     if (k.config == "ios") {
+      // IOS's DP prices each stage as its engine runs it (measure() of a host-launched stage:
+      // synchronized when it has several groups), and its engine runs the stages it chose.
       auto r = schedule::Ios{}.run(g, rt);
-      return rt.measure(r.graph, r.schedule);
+      std::vector<std::vector<std::vector<NodeId>>> stages;
+      for (auto const& st : r.stages) stages.push_back(st.groups);
+      return rt.measure_stages(r.graph, std::span<std::vector<std::vector<NodeId>> const>(stages));
     }
     // The graph searches need weight data to fold constants.
     fill_random_weights(g, 1);
@@ -245,6 +265,27 @@ class Simulations {
     auto found = run_baselines<rules::Default>(device, g, bo).front().graph;
     auto sg = schedule::Sequential{}(found, rt);
     return rt.measure(sg.graph, sg.schedule);
+  }
+
+  /// The kernels every measured engine runs: batch norms folded into the convolutions before
+  /// them, and a ReLU after a convolution fused into it (cuDNN's
+  /// cudnnConvolutionBiasActivationForward; IOS's engine calls it for every conv with an
+  /// activation, and its models have no batch norm; TensorRT, TASO and MetaFlow fuse both).
+  static Graph<> engine_kernels(Graph<> g) {
+    g = rules::apply_greedily(std::move(g), rules::FoldConvBatchNorm{}).graph;
+    return rules::apply_greedily(std::move(g), rules::FuseConvRelu{}).graph;
+  }
+
+  /// IOS's greedy stages: the kernels whose producers ran in earlier stages, each alone in a group.
+  static std::vector<std::vector<std::vector<NodeId>>> ready_stages(KernelDag const& dag) {
+    std::vector<std::size_t> level(dag.size(), 0);
+    std::vector<std::vector<std::vector<NodeId>>> stages;
+    for (std::uint32_t k = 0; k < dag.size(); ++k) {  // indices are topological
+      for (std::uint32_t p : dag.preds(k)) level[k] = std::max(level[k], level[p] + 1);
+      if (stages.size() <= level[k]) stages.resize(level[k] + 1);
+      stages[level[k]].push_back({dag.node(k)});
+    }
+    return stages;
   }
 
   double time_limit_;

@@ -11,6 +11,12 @@
 //   issued: many short kernels run at the host's pace, whatever the streams. The host issues
 //   in a program order that respects every stream's order and wait (kernels whose turn is open
 //   go in the order of the graph), and never blocks on the GPU (launches are asynchronous).
+//   A run on more than one stream ends with the host synchronizing the device
+//   (DeviceSpec::host_sync_us after the last kernel): streams that are not joined back cannot be
+//   followed safely otherwise. IOS's engine does exactly this after every stage of several
+//   groups, and so does its profiler when it times a stage; one stream needs no synchronization,
+//   the next run's kernels queue behind it. SimulatedRuntime::measure_stages() runs a stage
+//   list as IOS's engine does.
 #include <concepts>
 #include <string_view>
 

@@ -9,10 +9,27 @@
 // the simulated runtime shares out when kernels run concurrently.
 //
 // Rates per kind of kernel:
-// - Conv2D (groups with >= 8 channels in and out) and MatMul: implicit GEMM on tensor cores
-//   (TF32 for float32 where the device has it, FP16 for float16), 64x64 output tiles, two
-//   tiles resident per SM. Flops are counted on the tile-padded problem, so a 289-row GEMM
-//   pays for 320 rows (tile quantisation is the per-op efficiency).
+// - Conv2D (groups with >= 8 channels in and out) and MatMul: a GEMM, priced as the fastest
+//   of the kernels cuBLAS and cuDNN choose from for its shape (their heuristics and cudnnFind
+//   pick by speed; each candidate is the roofline of its own work):
+//   - tiled: implicit GEMM on tensor cores (TF32 for float32 where the device has it, FP16 for
+//     float16), 64x64 output tiles, two tiles resident per SM. Flops are counted on the
+//     tile-padded problem, so a 289-row GEMM pays for 320 rows (tile quantisation is the
+//     per-op efficiency). For a MatMul whose output has too few tiles to fill the device, K
+//     is split s ways (s a power of 2, at least 32 of K per split: one k-step of a tile) so
+//     that s times as many tiles run, and the s partial outputs are written and read back by
+//     a reduction (cuBLAS's split-K GEMMs and their splitKreduce_kernel). cuDNN's forward
+//     convolution kernels of the versions the published measurements used (the
+//     scudnn_128x{128,64,32} implicit-GEMM family) do not split K: a batch-1 convolution with
+//     few output tiles leaves most of the device idle, which is why the papers find
+//     inter-operator parallelism there.
+//   - matrix-vector, when M or N (a GEMM's rows or columns) is at most 8: cuBLAS's gemv-style
+//     kernels read the matrix once with one thread per four of its elements, on CUDA cores,
+//     with no tile padding; a batch-1 fully connected layer is bandwidth-bound this way.
+//   - Winograd F(2x2, 3x3) for undilated 3x3 stride-1 convolutions of one group (cuDNN's
+//     CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, FP32 on CUDA cores, transforms fused in the
+//     kernel): 16 GEMMs, one per point of the transformed 4x4 tile, each with a row per 2x2
+//     output tile: 16/36 of the direct method's multiplies (Lavin and Gray, 2016).
 // - depthwise and thin grouped convolutions: CUDA-core FP32, one thread per output element.
 // - everything else (elementwise, pooling, normalisation, softmax, concat, split, ...):
 //   CUDA-core FP32, one thread per output element; reductions use a warp per output.
@@ -54,13 +71,9 @@ class RooflineCost {
     double bytes = op.bytes(in, out);
     double rate = d.fp32_per_us();
     double fill = 1;
-    auto gemm_fill = [&](double batch, double m, double n, double k) {
-      double tiles = batch * std::ceil(m / tile) * std::ceil(n / tile);
-      flops = 2 * tiles * tile * tile * k;  // the padded problem the tensor cores actually compute
-      return tiles / (tiles_per_sm * d.sm_count);
-    };
     auto threads_fill = [&](double threads) { return threads / d.resident_threads(); };
     bool f16 = !in.empty() && in[0].dtype == DType::float16;
+    double const element = f16 ? 2 : 4;
 
     if (auto const* conv = op.get_if<Conv2D>()) {
       auto const& w = in[1].shape;
@@ -69,19 +82,26 @@ class RooflineCost {
       double k_per_group = static_cast<double>(w[0]) / groups;
       double c_per_group = static_cast<double>(w[1]);
       if (k_per_group >= 8 && c_per_group >= 8) {
-        rate = f16 ? d.matrix_f16_per_us() : d.matrix_f32_per_us();
-        fill = gemm_fill(groups, static_cast<double>(y[0] * y[2] * y[3]), k_per_group, c_per_group * static_cast<double>(w[2] * w[3]));
-      } else {
-        fill = threads_fill(static_cast<double>(y.numel()));
+        double rows = static_cast<double>(y[0] * y[2] * y[3]);
+        Gemm best = fastest_gemm(d, groups, rows, k_per_group, c_per_group * static_cast<double>(w[2] * w[3]), f16, bytes, false);
+        bool winograd = groups == 1 && w[2] == 3 && w[3] == 3 && conv->stride == std::array<std::int64_t, 2>{1, 1} &&
+                        conv->dilation == std::array<std::int64_t, 2>{1, 1};
+        if (winograd) {
+          double tiles = static_cast<double>(y[0]) * std::ceil(static_cast<double>(y[2]) / 2) * std::ceil(static_cast<double>(y[3]) / 2);
+          Gemm wino = tiled_gemm(d, 16, tiles, k_per_group, c_per_group, d.fp32_per_us(), element, bytes, false);
+          if (wino.work_us(d) < best.work_us(d)) best = wino;
+        }
+        return finish(d, best.flops, best.bytes, best.rate, best.fill);
       }
+      fill = threads_fill(static_cast<double>(y.numel()));
     } else if (op.is<MatMul>()) {
       auto const& y = out[0].shape;
       auto const& a = in[0].shape;
       std::size_t r = y.rank();
       double batch = 1;  // the product of the leading dimensions (not numel / (M*N): M or N may be 0)
       for (std::size_t i = 0; i + 2 < r; ++i) batch *= static_cast<double>(y[i]);
-      rate = f16 ? d.matrix_f16_per_us() : d.matrix_f32_per_us();
-      fill = gemm_fill(batch, static_cast<double>(y[r - 2]), static_cast<double>(y[r - 1]), static_cast<double>(a[a.rank() - 1]));
+      Gemm best = fastest_gemm(d, batch, static_cast<double>(y[r - 2]), static_cast<double>(y[r - 1]), static_cast<double>(a[a.rank() - 1]), f16, bytes, true);
+      return finish(d, best.flops, best.bytes, best.rate, best.fill);
     } else if (op.is<Reduce>()) {
       double outputs = static_cast<double>(out[0].numel());
       double per_output = static_cast<double>(in[0].numel()) / std::max(outputs, 1.0);
@@ -94,12 +114,56 @@ class RooflineCost {
       for (auto const& o : out) threads += static_cast<double>(o.numel());
       fill = threads_fill(threads);
     }
-    fill = std::clamp(fill, 1.0 / d.resident_threads(), 1.0);
-    double work = std::max(flops / (rate * fill), bytes / (d.bytes_per_us() * fill));
-    return KernelCost{d.launch_us + work, fill, d.launch_us};
+    return finish(d, flops, bytes, rate, fill);
   }
 
  private:
+  /// One way of running a GEMM: its work, the rate it computes at and the device it fills.
+  struct Gemm {
+    double flops = 0, bytes = 0, rate = 1, fill = 1;
+    double work_us(DeviceSpec const& d) const { return roofline_work(d, flops, bytes, rate, fill); }
+  };
+
+  static double clamp_fill(DeviceSpec const& d, double fill) { return std::clamp(fill, 1.0 / d.resident_threads(), 1.0); }
+  static double roofline_work(DeviceSpec const& d, double flops, double bytes, double rate, double fill) {
+    fill = clamp_fill(d, fill);
+    return std::max(flops / (rate * fill), bytes / (d.bytes_per_us() * fill));
+  }
+  static KernelCost finish(DeviceSpec const& d, double flops, double bytes, double rate, double fill) {
+    return KernelCost{d.launch_us + roofline_work(d, flops, bytes, rate, fill), clamp_fill(d, fill), d.launch_us};
+  }
+
+  /// `batch` GEMMs of m x n x k in 64x64 tiles at `rate`; with `split_k`, K split when that
+  /// fills more of the device (the split with the least work). `bytes`: what the op reads and writes.
+  static Gemm tiled_gemm(DeviceSpec const& d, double batch, double m, double n, double k, double rate, double element, double bytes,
+                         bool split_k) {
+    double tiles = batch * std::ceil(m / tile) * std::ceil(n / tile);
+    double slots = tiles_per_sm * d.sm_count;
+    double flops = 2 * tiles * tile * tile * k;  // the padded problem the tensor cores actually compute
+    Gemm best{flops, bytes, rate, tiles / slots};
+    for (double s = 2; split_k && k / s >= min_split_k && tiles * s / 2 < slots; s *= 2) {
+      // Each split writes its partial output and the reduction reads them all back.
+      Gemm split{flops, bytes + 2 * s * batch * m * n * element, rate, tiles * s / slots};
+      if (split.work_us(d) < best.work_us(d)) best = split;
+    }
+    return best;
+  }
+
+  /// The fastest of the GEMM kernels for its shape (the header comment lists them).
+  static Gemm fastest_gemm(DeviceSpec const& d, double batch, double m, double n, double k, bool f16, double bytes, bool split_k) {
+    double element = f16 ? 2 : 4;
+    Gemm best = tiled_gemm(d, batch, m, n, k, f16 ? d.matrix_f16_per_us() : d.matrix_f32_per_us(), element, bytes, split_k);
+    if (std::min(m, n) <= gemv_max) {
+      // One thread per four matrix elements, every row (or column) of the vector side in it.
+      Gemm gemv{2 * batch * m * n * k, bytes, d.fp32_per_us(), batch * std::max(m, n) * k / 4 / d.resident_threads()};
+      if (gemv.work_us(d) < best.work_us(d)) best = gemv;
+    }
+    return best;
+  }
+
+  static constexpr double min_split_k = 32;  // K per split: one k-step of a tile
+  static constexpr double gemv_max = 8;      // M or N at most this: a matrix-vector kernel
+
   DeviceSpec device_;
   std::shared_ptr<detail::SignatureCache> cache_;
 };

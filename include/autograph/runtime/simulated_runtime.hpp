@@ -6,7 +6,8 @@
 // The simulation (cost/launch.hpp says how kernels reach the GPU):
 // - launch::CudaGraph (the default): the run starts after the graph-launch overhead;
 // - launch::HostLaunched: the host issues kernel i of its program order at (i + 1) ·
-//   host_launch_us, and a kernel is ready no earlier than it was issued;
+//   host_launch_us, and a kernel is ready no earlier than it was issued; a run on several
+//   streams ends with the host synchronizing the device (host_sync_us);
 // - a kernel is ready when its stream predecessor has finished and every kernel it waits
 //   for has finished plus the event cost; it then spends its fixed latency (launch, ramp-up)
 //   holding no SMs, and then its work;
@@ -193,6 +194,8 @@ AUTOGRAPH_DEFAULTS_INLINE double Simulator::run(Schedule const& s, std::vector<K
   for (std::size_t f = 0; f < n; ++f) total = std::max(total, end_[f]);
   // The host's last launch call returns after the GPU is done only when the GPU is faster.
   if (host_issued_) total = std::max(total, static_cast<double>(n) * d_.host_launch_us);
+  // Several streams are joined by the host synchronizing the device (cost/launch.hpp).
+  if (host_issued_ && s.num_streams() > 1) total += d_.host_sync_us;
   if (spans) {
     spans->clear();
     for (std::size_t f = 0; f < n; ++f) {
@@ -346,6 +349,35 @@ class SimulatedRuntime {
   ScheduledGraph<Set> schedule(Graph<Set> const& g) {
     return policy_(g, *this);
   }
+  /// Latency in ms of `stages` run as IOS's engine runs them (its `Graph::forward`): stage
+  /// after stage, each group of a stage on its own stream (group j on stream j), every kernel
+  /// issued from the host; the host synchronizes the device after a stage unless that stage and
+  /// the next both have one group (a chain of one-group stages is one stream).
+  /// @pre every kernel of `g` is in exactly one group; a stage's groups are independent.
+  /// @throws ScheduleError when a kernel runs before one it reads.
+  template <class Set>
+  double measure_stages(Graph<Set> const& g, std::span<std::vector<std::vector<NodeId>> const> stages) const
+    requires(Launch::host_issued)
+  {
+    auto prepared = prepare(g);
+    double ms = 0;
+    Schedule segment;
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+      auto const& groups = stages[i];
+      if (segment.streams.size() < groups.size()) segment.streams.resize(groups.size());
+      for (std::size_t j = 0; j < groups.size(); ++j)
+        for (NodeId id : groups[j]) segment.streams[j].push_back(autograph::Launch{id, {}});
+      bool last = i + 1 == stages.size();
+      if (!last && groups.size() == 1 && stages[i + 1].size() == 1) continue;
+      // measure() adds the synchronization after several streams; one stream followed by
+      // more stages is synchronized too.
+      ms += prepared.measure(segment);
+      if (!last && segment.num_streams() <= 1) ms += device_.host_sync_us / 1000.0;
+      segment = {};
+    }
+    return ms;
+  }
+
   /// Every kernel's start and end in the simulated run of `s`.
   template <class Set>
   Timeline simulate(Graph<Set> const& g, Schedule const& s) const {
