@@ -149,12 +149,14 @@ struct GraphExecutable::Impl {
 };
 
 GraphExecutable::GraphExecutable(std::shared_ptr<LoweredGraph const> lowered, Schedule schedule, ExecOptions options,
-                                 std::shared_ptr<ScratchArena> scratch)
-    : impl_(std::make_unique<Impl>()) {
-  Impl& m = *impl_;
+                                 std::shared_ptr<ScratchArena> scratch) {
   if (!lowered) throw Error("GraphExecutable: no lowered graph");
   if (!lowered->device) throw Error("GraphExecutable: the graph was lowered for planning only (no device)");
+  // Before Impl exists: its origin stream and fork event are created on the current device,
+  // which must be the graph's (RuntimeOptions::device need not be 0).
   lowered->device->make_current();
+  impl_ = std::make_unique<Impl>();
+  Impl& m = *impl_;
   m.g = std::move(lowered);
   m.schedule = std::move(schedule);
   m.options = options;
