@@ -6,6 +6,7 @@
 
 #include "autograph/cuda/device.hpp"
 #include "autograph/cuda/memory_plan.hpp"
+#include "dnn.hpp"
 
 namespace autograph::cuda {
 
@@ -36,6 +37,13 @@ struct GraphExecutable::Impl {
   std::vector<Event> joins;
   GraphExec exec;
   std::size_t launched = 0;
+
+  ~Impl() {
+    // Before the streams go: the device's cuDNN handle may still be bound to one of them
+    // (the last convolution launched or captured here set it).
+    if (!g || !g->device) return;
+    for (auto const& s : streams) dnn::forget_stream(*g->device, s.get());
+  }
 
   std::string label(NodeId id) const { return node_label(*g, id); }
 
