@@ -611,3 +611,22 @@ void lower(Enlarge const& op, Lowering& l) {
 }
 
 }  // namespace autograph::cuda::builtin
+
+namespace autograph::cuda {
+
+bool concat_in_place(Concat const& op, std::span<TensorDesc const> in) {
+  using namespace builtin;  // lower(Concat)'s helpers
+  if (in.empty()) return false;
+  Shape ys = op.infer(in)[0].shape;
+  std::size_t axis = ys.normalize_axis(op.axis);
+  Ints d = dims_of(ys);
+  if (product(d, 0, axis) != 1) return false;  // the condition lower(Concat) offers placement under
+  std::int64_t inner = product(d, axis + 1), at = 0;
+  for (auto const& x : in) {
+    if (x.numel() > 0 && (static_cast<std::size_t>(at * inner) * sizeof(float)) % cudnn_alignment != 0) return false;
+    at += x.shape[axis];
+  }
+  return true;
+}
+
+}  // namespace autograph::cuda
