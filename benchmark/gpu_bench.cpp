@@ -10,8 +10,8 @@
 //                 on the same measured per-op times, top candidates verified on this GPU; Nimble
 //
 // and, when pytorch_baselines.py's JSON is given, PyTorch eager / CUDA Graphs / torch.compile
-// on the same architectures. Every latency is the median over `repeats` runs of the median of
-// 50 CUDA-event-timed replays. Writes <out>.md (a table with device, driver, date) and <out>.json.
+// on the same architectures. Every latency is the median over `repeats` runs of the mean of
+// 50 back-to-back replays between two CUDA events. Writes <out>.md (a table with device, driver, date) and <out>.json.
 //
 //   gpu_bench [--out PREFIX] [--models a,b] [--repeats N] [--search-seconds S] [--pytorch FILE]
 //             [--no-search] [--no-ios] [--calibrate] [--cost-table FILE] [--label TEXT]
@@ -99,22 +99,22 @@ Args parse(int argc, char** argv) {
 
 /// One configuration's result: a measured latency, or why there is none.
 struct Result {
-  std::optional<double> ms;        // median over repeats of the per-run medians
-  double min_ms = 0, max_ms = 0;   // spread of the per-run medians
+  std::optional<double> ms;        // median over repeats of the per-run means
+  double min_ms = 0, max_ms = 0;   // spread of the per-run means
   std::size_t kernels = 0, streams = 0;
   double search_s = 0;
   std::string note;                // an error, or what the search did
 };
 
-/// Times `s` of `g` `repeats` times (each the median of the runtime's replays).
+/// Times `s` of `g` `repeats` times (each the mean of the runtime's back-to-back replays).
 Result time_schedule(cuda::CudaGraphRuntime& gpu, Graph<> const& g, Schedule const& s, int repeats) {
   Result r;
   auto prepared = gpu.prepare(g);
-  std::vector<double> medians;
-  for (int i = 0; i < repeats; ++i) medians.push_back(prepared.measure(s));
-  r.ms = cuda::median(medians);
-  r.min_ms = *std::ranges::min_element(medians);
-  r.max_ms = *std::ranges::max_element(medians);
+  std::vector<double> means;
+  for (int i = 0; i < repeats; ++i) means.push_back(prepared.measure(s));
+  r.ms = cuda::median(means);
+  r.min_ms = *std::ranges::min_element(means);
+  r.max_ms = *std::ranges::max_element(means);
   r.kernels = s.num_kernels();
   r.streams = s.num_streams();
   return r;
@@ -309,7 +309,7 @@ int main(int argc, char** argv) {
      << "- device: " << dev.describe() << "\n"
      << "- date: " << date << (args.label.empty() ? "" : ", " + args.label) << "\n"
      << "- batch 1, FP32 data, TF32 " << (gpu.options().allow_tf32 ? "on" : "off") << "; each cell: median of " << args.repeats
-     << " runs, each the median of " << gpu.options().replays << " CUDA-event-timed replays of one CUDA graph, in ms\n";
+     << " runs, each the mean of " << gpu.options().replays << " back-to-back replays of one CUDA graph between two CUDA events, in ms\n";
   if (!pytorch.is_null())
     md << "- PyTorch " << pytorch.value("torch", std::string("?")) << " (" << pytorch.value("device", std::string("?"))
        << "): eager, CUDA Graphs, torch.compile; same architectures, same batch\n";

@@ -303,6 +303,12 @@ void Gemm::run(Device& device, cudaStream_t stream, float const* a, float const*
         "cublasLtMatmul", s_->what);
 }
 
+void forget_stream(Device& device, cudaStream_t stream) noexcept {
+  cudnnHandle_t h = device.libraries().cudnn;
+  cudaStream_t bound = nullptr;
+  if (h && stream && cudnnGetStream(h, &bound) == CUDNN_STATUS_SUCCESS && bound == stream) (void)cudnnSetStream(h, nullptr);
+}
+
 std::string cudnn_version() {
   std::size_t v = cudnnGetVersion();  // major * 10000 + minor * 100 + patch (cuDNN 9)
   return std::to_string(v / 10000) + "." + std::to_string(v % 10000 / 100) + "." + std::to_string(v % 100);

@@ -77,6 +77,12 @@ class Gemm {
   std::unique_ptr<State> s_;
 };
 
+/// Binds the device's cuDNN handle to the default stream if it is bound to `stream`, which
+/// is about to be destroyed: the handle keeps the stream the last convolution's run() set,
+/// and a later call that does not set its own (a user kernel's) would enqueue on a dead
+/// stream. cuBLASLt needs no such call: it takes the stream per call and keeps none.
+void forget_stream(Device& device, cudaStream_t stream) noexcept;
+
 /// "9.19.0" and "13.0.2": the versions of the libraries this program runs with.
 std::string cudnn_version();
 std::string cublas_version();

@@ -35,12 +35,12 @@ __device__ __forceinline__ float unary_op(float x, float alpha, float beta) {
 // x may equal y (in place): no __restrict__.
 template <UnaryCode F>
 __global__ void unary_kernel(float const* x, float* y, std::int64_t n, float alpha, float beta) {
-  for (std::int64_t i = detail::global_index<std::int64_t>(); i < n; i += detail::grid_stride<std::int64_t>())
+  for (std::int64_t i = detail::global_index(); i < n; i += detail::grid_stride())
     y[i] = unary_op<F>(x[i], alpha, beta);
 }
 template <UnaryCode F>
 __global__ void unary_kernel4(float4 const* x, float4* y, std::int64_t n4, float alpha, float beta) {
-  for (std::int64_t i = detail::global_index<std::int64_t>(); i < n4; i += detail::grid_stride<std::int64_t>()) {
+  for (std::int64_t i = detail::global_index(); i < n4; i += detail::grid_stride()) {
     float4 v = x[i];
     y[i] = make_float4(unary_op<F>(v.x, alpha, beta), unary_op<F>(v.y, alpha, beta), unary_op<F>(v.z, alpha, beta),
                        unary_op<F>(v.w, alpha, beta));
@@ -73,21 +73,22 @@ __device__ __forceinline__ float binary_op(float a, float b) {
 
 template <BinaryCode Op>
 __global__ void binary_flat(float const* __restrict__ a, float const* __restrict__ b, float* __restrict__ y, std::int64_t n) {
-  for (std::int64_t i = detail::global_index<std::int64_t>(); i < n; i += detail::grid_stride<std::int64_t>())
+  for (std::int64_t i = detail::global_index(); i < n; i += detail::grid_stride())
     y[i] = binary_op<Op>(a[i], b[i]);
 }
 template <BinaryCode Op>
 __global__ void binary_flat4(float4 const* __restrict__ a, float4 const* __restrict__ b, float4* __restrict__ y, std::int64_t n4) {
-  for (std::int64_t i = detail::global_index<std::int64_t>(); i < n4; i += detail::grid_stride<std::int64_t>()) {
+  for (std::int64_t i = detail::global_index(); i < n4; i += detail::grid_stride()) {
     float4 u = a[i], v = b[i];
     y[i] = make_float4(binary_op<Op>(u.x, v.x), binary_op<Op>(u.y, v.y), binary_op<Op>(u.z, v.z), binary_op<Op>(u.w, v.w));
   }
 }
-// The general case: decompose the output index, dimension by dimension from the back.
+// The general case: decompose the output index, dimension by dimension from the back, in
+// I (32-bit when every offset fits; the loop index itself is always 64-bit).
 template <BinaryCode Op, class I>
-__global__ void binary_general(BroadcastLayout l, float const* __restrict__ a, float const* __restrict__ b, float* __restrict__ y, I n) {
-  for (I i = detail::global_index<I>(); i < n; i += detail::grid_stride<I>()) {
-    I rem = i, oa = 0, ob = 0;
+__global__ void binary_general(BroadcastLayout l, float const* __restrict__ a, float const* __restrict__ b, float* __restrict__ y, std::int64_t n) {
+  for (std::int64_t i = detail::global_index(); i < n; i += detail::grid_stride()) {
+    I rem = static_cast<I>(i), oa = 0, ob = 0;
 #pragma unroll
     for (int d = max_rank - 1; d >= 0; --d) {
       if (d >= l.rank) continue;
@@ -119,7 +120,7 @@ void launch_binary(BroadcastLayout const& l, float const* a, float const* b, flo
     else
       binary_flat<Op><<<blocks_for(n), block_threads, 0, s>>>(a, b, y, n);
   } else if (detail::fits_int32(n)) {
-    binary_general<Op, std::int32_t><<<blocks_for(n), block_threads, 0, s>>>(l, a, b, y, static_cast<std::int32_t>(n));
+    binary_general<Op, std::int32_t><<<blocks_for(n), block_threads, 0, s>>>(l, a, b, y, n);
   } else {
     binary_general<Op, std::int64_t><<<blocks_for(n), block_threads, 0, s>>>(l, a, b, y, n);
   }
@@ -136,7 +137,7 @@ __device__ __forceinline__ float activate(float x) {
 
 template <ActCode A>
 __global__ void bias_activation_kernel(float* y, std::int64_t n, std::int64_t channels, std::int64_t inner, float const* __restrict__ bias) {
-  for (std::int64_t i = detail::global_index<std::int64_t>(); i < n; i += detail::grid_stride<std::int64_t>()) {
+  for (std::int64_t i = detail::global_index(); i < n; i += detail::grid_stride()) {
     float b = bias ? bias[(i / inner) % channels] : 0.f;
     y[i] = activate<A>(y[i] + b);
   }
@@ -145,7 +146,7 @@ __global__ void bias_activation_kernel(float* y, std::int64_t n, std::int64_t ch
 __global__ void batch_norm_kernel(std::int64_t total, std::int64_t channels, std::int64_t inner, float epsilon, float const* __restrict__ x,
                                   float const* __restrict__ scale, float const* __restrict__ bias, float const* __restrict__ mean,
                                   float const* __restrict__ var, float* __restrict__ y) {
-  for (std::int64_t i = detail::global_index<std::int64_t>(); i < total; i += detail::grid_stride<std::int64_t>()) {
+  for (std::int64_t i = detail::global_index(); i < total; i += detail::grid_stride()) {
     std::int64_t c = (i / inner) % channels;
     float a = scale[c] / sqrtf(var[c] + epsilon);
     y[i] = (x[i] - mean[c]) * a + bias[c];
@@ -153,7 +154,7 @@ __global__ void batch_norm_kernel(std::int64_t total, std::int64_t channels, std
 }
 
 __global__ void fill_kernel(float* y, std::int64_t n, float value) {
-  for (std::int64_t i = detail::global_index<std::int64_t>(); i < n; i += detail::grid_stride<std::int64_t>()) y[i] = value;
+  for (std::int64_t i = detail::global_index(); i < n; i += detail::grid_stride()) y[i] = value;
 }
 
 }  // namespace

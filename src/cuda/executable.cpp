@@ -6,6 +6,7 @@
 
 #include "autograph/cuda/device.hpp"
 #include "autograph/cuda/memory_plan.hpp"
+#include "dnn.hpp"
 
 namespace autograph::cuda {
 
@@ -36,6 +37,13 @@ struct GraphExecutable::Impl {
   std::vector<Event> joins;
   GraphExec exec;
   std::size_t launched = 0;
+
+  ~Impl() {
+    // Before the streams go: the device's cuDNN handle may still be bound to one of them
+    // (the last convolution launched or captured here set it).
+    if (!g || !g->device) return;
+    for (auto const& s : streams) dnn::forget_stream(*g->device, s.get());
+  }
 
   std::string label(NodeId id) const { return node_label(*g, id); }
 
@@ -149,12 +157,14 @@ struct GraphExecutable::Impl {
 };
 
 GraphExecutable::GraphExecutable(std::shared_ptr<LoweredGraph const> lowered, Schedule schedule, ExecOptions options,
-                                 std::shared_ptr<ScratchArena> scratch)
-    : impl_(std::make_unique<Impl>()) {
-  Impl& m = *impl_;
+                                 std::shared_ptr<ScratchArena> scratch) {
   if (!lowered) throw Error("GraphExecutable: no lowered graph");
   if (!lowered->device) throw Error("GraphExecutable: the graph was lowered for planning only (no device)");
+  // Before Impl exists: its origin stream and fork event are created on the current device,
+  // which must be the graph's (RuntimeOptions::device need not be 0).
   lowered->device->make_current();
+  impl_ = std::make_unique<Impl>();
+  Impl& m = *impl_;
   m.g = std::move(lowered);
   m.schedule = std::move(schedule);
   m.options = options;
@@ -269,24 +279,23 @@ std::vector<Tensor> GraphExecutable::run(std::map<std::string, Tensor> const& in
   return run(std::span<Tensor const>(ordered));
 }
 
-std::vector<double> GraphExecutable::time(int warmup, int replays) {
+double GraphExecutable::time(int warmup, int replays) {
+  if (replays < 1) throw Error("GraphExecutable::time: replays must be at least 1, got " + std::to_string(replays));
   Impl& m = *impl_;
   m.g->device->make_current();
+  // One event pair around all the replays, launched back to back (after the warm-ups, also
+  // not waited for): the host submits the next replay while the device runs the previous
+  // one, so the interval is the device's time. An event pair around each replay, waited
+  // for before the next, also timed the host submitting it, while the device sat idle.
   for (int i = 0; i < warmup; ++i) launch();
-  synchronize();
   Event start(true), stop(true);
-  std::vector<double> ms;
-  ms.reserve(static_cast<std::size_t>(std::max(replays, 0)));
-  for (int i = 0; i < replays; ++i) {
-    check(cudaEventRecord(start.get(), m.origin.get()), "cudaEventRecord");
-    launch();
-    check(cudaEventRecord(stop.get(), m.origin.get()), "cudaEventRecord");
-    check(cudaEventSynchronize(stop.get()), "cudaEventSynchronize", "timing a replay");
-    float elapsed = 0;
-    check(cudaEventElapsedTime(&elapsed, start.get(), stop.get()), "cudaEventElapsedTime");
-    ms.push_back(elapsed);
-  }
-  return ms;
+  check(cudaEventRecord(start.get(), m.origin.get()), "cudaEventRecord");
+  for (int i = 0; i < replays; ++i) launch();
+  check(cudaEventRecord(stop.get(), m.origin.get()), "cudaEventRecord");
+  check(cudaEventSynchronize(stop.get()), "cudaEventSynchronize", "timing the replays");
+  float elapsed = 0;
+  check(cudaEventElapsedTime(&elapsed, start.get(), stop.get()), "cudaEventElapsedTime");
+  return static_cast<double>(elapsed) / replays;
 }
 
 Timeline GraphExecutable::trace() {

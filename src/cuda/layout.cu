@@ -12,10 +12,11 @@ namespace {
 using detail::blocks_for;
 using detail::block_threads;
 
+// Offsets in I (32-bit when every offset fits); the loop index is always 64-bit.
 template <class I>
-__global__ void copy_strided_kernel(StridedCopy c, float const* __restrict__ src, float* __restrict__ dst, I n) {
-  for (I i = detail::global_index<I>(); i < n; i += detail::grid_stride<I>()) {
-    I rem = i, os = 0, od = 0;
+__global__ void copy_strided_kernel(StridedCopy c, float const* __restrict__ src, float* __restrict__ dst, std::int64_t n) {
+  for (std::int64_t i = detail::global_index(); i < n; i += detail::grid_stride()) {
+    I rem = static_cast<I>(i), os = 0, od = 0;
 #pragma unroll
     for (int d = max_rank - 1; d >= 0; --d) {
       if (d >= c.rank) continue;
@@ -30,9 +31,9 @@ __global__ void copy_strided_kernel(StridedCopy c, float const* __restrict__ src
 }
 
 template <class I>
-__global__ void pad_kernel(PadLayout p, float value, float const* __restrict__ x, float* __restrict__ y, I n) {
-  for (I i = detail::global_index<I>(); i < n; i += detail::grid_stride<I>()) {
-    I rem = i, ox = 0, stride = 1;
+__global__ void pad_kernel(PadLayout p, float value, float const* __restrict__ x, float* __restrict__ y, std::int64_t n) {
+  for (std::int64_t i = detail::global_index(); i < n; i += detail::grid_stride()) {
+    I rem = static_cast<I>(i), ox = 0, stride = 1;
     bool inside = true;
 #pragma unroll
     for (int d = max_rank - 1; d >= 0; --d) {
@@ -50,7 +51,7 @@ __global__ void pad_kernel(PadLayout p, float value, float const* __restrict__ x
 
 __global__ void crop_bias_kernel(CropLayout c, float const* __restrict__ full, float const* __restrict__ bias, float* __restrict__ y,
                                  std::int64_t n) {
-  for (std::int64_t i = detail::global_index<std::int64_t>(); i < n; i += detail::grid_stride<std::int64_t>()) {
+  for (std::int64_t i = detail::global_index(); i < n; i += detail::grid_stride()) {
     std::int64_t j = i % c.out_w, r = i / c.out_w;
     std::int64_t h = r % c.out_h, plane = r / c.out_h;  // plane = n * M + m
     std::int64_t fh = h + c.top, fw = j + c.left;
@@ -73,7 +74,7 @@ void copy_strided(StridedCopy const& c, float const* src, float* dst, cudaStream
     std::int64_t reach = 0;  // the largest offset either side touches
     for (int d = 0; d < c.rank; ++d) reach += (c.shape[d] - 1) * (c.src_stride[d] > c.dst_stride[d] ? c.src_stride[d] : c.dst_stride[d]);
     if (detail::fits_int32(reach)) {
-      copy_strided_kernel<std::int32_t><<<blocks_for(n), block_threads, 0, s>>>(c, src, dst, static_cast<std::int32_t>(n));
+      copy_strided_kernel<std::int32_t><<<blocks_for(n), block_threads, 0, s>>>(c, src, dst, n);
       check_launch("copy_strided kernel");
       return;
     }
@@ -90,7 +91,7 @@ void pad(PadLayout const& p, float value, float const* x, float* y, cudaStream_t
   }
   if (n == 0) return;
   if (detail::fits_int32(n) && detail::fits_int32(in))
-    pad_kernel<std::int32_t><<<blocks_for(n), block_threads, 0, s>>>(p, value, x, y, static_cast<std::int32_t>(n));
+    pad_kernel<std::int32_t><<<blocks_for(n), block_threads, 0, s>>>(p, value, x, y, n);
   else
     pad_kernel<std::int64_t><<<blocks_for(n), block_threads, 0, s>>>(p, value, x, y, n);
   check_launch("pad kernel");

@@ -114,9 +114,17 @@ int as_int(Lowering& l, std::int64_t v, std::string const& what) {
 
 kn::ActCode act_code(Activation a) { return static_cast<kn::ActCode>(static_cast<int>(a)); }
 
-/// cuDNN's algorithm is chosen by timing it on 256-byte aligned buffers, and some of its
-/// kernels need 16-byte aligned operands: an input that is a view at an offset that is not
-/// a multiple of 16 bytes (a Split piece of odd size) is copied to an aligned workspace first.
+/// cuDNN's algorithm is chosen by timing it on buffers of its own, 256-byte aligned. The
+/// output it writes keeps that alignment: the lowering asks for it (require_output_alignment),
+/// so in-place concatenation places the output only where it holds, and the Concat copies it
+/// elsewhere. That is the simplest fix that is always right (issue 16): choosing again, or
+/// copying, once a launch on a 16-byte aligned slice failed would rely on cuDNN failing
+/// cleanly, where a misaligned access can instead poison the context.
+constexpr std::size_t cudnn_alignment = 256;
+
+/// Some of cuDNN's kernels need 16-byte aligned operands: an input that is a view at an
+/// offset that is not a multiple of 16 bytes (a Split piece of odd size) is copied to an
+/// aligned workspace first.
 struct Realign {
   bool needed = false;
   std::size_t workspace = 0, bytes = 0;
@@ -169,6 +177,7 @@ void lower(Conv2D const& op, Lowering& l) {
   s.out_h = as_int(l, y[2], "output height");
   s.out_w = as_int(l, y[3], "output width");
   auto plan = std::make_shared<dnn::ConvForward>(l.device(), s, l.allow_tf32());
+  l.require_output_alignment(0, cudnn_alignment);  // cuDNN writes y directly
   std::size_t ws = l.workspace(plan->workspace_bytes());
   std::size_t padded = symmetric ? 0 : l.workspace(static_cast<std::size_t>(x[0] * x[1] * hp * wp) * sizeof(float));
   kn::PadLayout pad;
@@ -229,6 +238,7 @@ void lower(ConvTranspose2D const& op, Lowering& l) {
   s.out_h = as_int(l, x[2], "input height");
   s.out_w = as_int(l, x[3], "input width");
   auto plan = std::make_shared<dnn::ConvBackwardData>(l.device(), s, l.allow_tf32());
+  if (direct) l.require_output_alignment(0, cudnn_alignment);  // cuDNN writes y directly (else a workspace, cropped by our kernel)
   std::size_t ws = l.workspace(plan->workspace_bytes());
   std::size_t full = direct ? 0 : l.workspace(static_cast<std::size_t>(y[0] * y[1] * dh * dw) * sizeof(float));
   kn::CropLayout crop{y[0], y[1], full_h, full_w, y[2], y[3], pt, pl};
@@ -601,3 +611,22 @@ void lower(Enlarge const& op, Lowering& l) {
 }
 
 }  // namespace autograph::cuda::builtin
+
+namespace autograph::cuda {
+
+bool concat_in_place(Concat const& op, std::span<TensorDesc const> in) {
+  using namespace builtin;  // lower(Concat)'s helpers
+  if (in.empty()) return false;
+  Shape ys = op.infer(in)[0].shape;
+  std::size_t axis = ys.normalize_axis(op.axis);
+  Ints d = dims_of(ys);
+  if (product(d, 0, axis) != 1) return false;  // the condition lower(Concat) offers placement under
+  std::int64_t inner = product(d, axis + 1), at = 0;
+  for (auto const& x : in) {
+    if (x.numel() > 0 && (static_cast<std::size_t>(at * inner) * sizeof(float)) % cudnn_alignment != 0) return false;
+    at += x.shape[axis];
+  }
+  return true;
+}
+
+}  // namespace autograph::cuda

@@ -34,7 +34,7 @@ std::size_t offset_alignment(std::size_t base, std::int64_t offset) {
 }
 
 /// Alignment every fresh buffer is guaranteed: arena buffers are 256-byte aligned, and a
-/// buffer placed into a Concat's output lands on a 16-byte boundary (see finish()).
+/// buffer placed into a Concat's output lands on a 16-byte boundary at least (see finish()).
 constexpr std::size_t buffer_alignment = 16;
 
 }  // namespace
@@ -79,6 +79,16 @@ void Lowering::place_input(std::size_t in, std::size_t out, std::int64_t offset)
     throw CudaError(label() + ": input " + std::to_string(in) + " placed at offset " + std::to_string(offset) + " runs past output " +
                     std::to_string(out));
   s_->node.placeable.push_back({static_cast<std::uint32_t>(in), static_cast<std::uint32_t>(out), offset});
+}
+
+void Lowering::require_output_alignment(std::size_t out, std::size_t bytes) {
+  if (out >= s_->out.size()) throw CudaError(label() + ": require_output_alignment(" + std::to_string(out) + "): no such output");
+  if (!std::has_single_bit(bytes) || bytes > 256)
+    throw CudaError(label() + ": require_output_alignment(" + std::to_string(out) + ", " + std::to_string(bytes) +
+                    "): the alignment must be a power of two of at most 256 bytes");
+  auto& need = s_->node.output_alignment;
+  need.resize(s_->out.size(), 0);
+  need[out] = std::max(need[out], bytes);
 }
 
 std::size_t Lowering::workspace(std::size_t bytes) {
@@ -248,19 +258,28 @@ std::shared_ptr<LoweredGraph const> LoweringBuilder::finish() {
   auto& values = graph_->values;
   // In-place concatenation: an input written by its producer's launches into a fresh buffer
   // is redirected into the Concat's output, when that output is itself a fresh buffer and
-  // the offset keeps 16-byte alignment (which every buffer promises; see buffer_alignment).
+  // the offset keeps the alignment the input needs: 16 bytes (which every buffer promises;
+  // see buffer_alignment), or more where its writer asked (require_output_alignment: cuDNN
+  // runs the algorithm it chose on 256-byte aligned buffers, and a 16-byte aligned slice
+  // need not suit it). A placed value's need passes to the Concat's output, which may be
+  // placed in turn; nodes come in topological order, so an inner Concat is decided first.
   // Placement only ever points a value at a value produced later, so it cannot form cycles.
   if (options_.in_place_concat) {
+    std::vector<std::size_t> need(values.size(), buffer_alignment);
+    for (auto const& node : graph_->nodes)
+      for (std::size_t o = 0; o < node.output_alignment.size(); ++o)
+        need[node.outputs[o]] = std::max(need[node.outputs[o]], node.output_alignment[o]);
     for (auto& node : graph_->nodes) {
       for (auto const& p : node.placeable) {
         std::uint32_t v = node.inputs[p.input], out = node.outputs[p.output];
         auto& value = values[v];
         bool fresh = value.kind == Kind::buffer && value.parent == LoweredGraph::npos && value.producer != node.id;
-        bool aligned = (static_cast<std::size_t>(p.offset) * sizeof(float)) % buffer_alignment == 0;
+        bool aligned = (static_cast<std::size_t>(p.offset) * sizeof(float)) % need[v] == 0;
         if (!fresh || !aligned || values[out].kind != Kind::buffer) continue;
         value.parent = out;
         value.offset = p.offset;
         node.placed[p.input] = 1;
+        need[out] = std::max(need[out], need[v]);
       }
     }
   }

@@ -1,8 +1,10 @@
 // Row reductions: softmax, layer normalisation, sum/mean over arbitrary axes.
 //
 // Short rows (<= 1024, the attention and hidden sizes of the transformer models) get one warp
-// each, eight rows to a block; longer rows get a whole block. Softmax along a non-last axis
-// (inner > 1) runs one thread per column, reading rows in order across the warp.
+// each, eight rows to a block; longer rows get a whole block. Either loops over rows with the
+// grid's stride, since the grid is capped (launch_geometry.hpp) and a tall tensor has more
+// rows than the grid has warps. Softmax along a non-last axis (inner > 1) runs one thread
+// per column, reading rows in order across the warp.
 #include <cuda_runtime.h>
 
 #include "common.cuh"
@@ -14,20 +16,25 @@ using detail::blocks_for;
 using detail::block_threads;
 
 constexpr std::int64_t warp_row_limit = 1024;
-constexpr int rows_per_block = block_threads / 32;
+using geometry::rows_per_block;
+using geometry::warp_size;
 
-/// The row this warp (WarpRows) or block handles, and this thread's lane within it.
+/// The first row this warp (WarpRows) or block handles, the step to its next row, and this
+/// thread's lane within the row. A row belongs to a whole warp or block, so a loop over rows
+/// is uniform across it: the shuffles and barriers of the reductions stay full.
 template <bool WarpRows>
 struct RowCursor {
-  std::int64_t row;
+  std::int64_t row, step;
   int lane, width;
   __device__ RowCursor() {
     if constexpr (WarpRows) {
-      row = static_cast<std::int64_t>(blockIdx.x) * rows_per_block + threadIdx.x / 32;
-      lane = threadIdx.x % 32;
-      width = 32;
+      row = geometry::first_item(blockIdx.x, rows_per_block, threadIdx.x / warp_size);
+      step = geometry::item_stride(gridDim.x, rows_per_block);
+      lane = threadIdx.x % warp_size;
+      width = warp_size;
     } else {
-      row = blockIdx.x;
+      row = geometry::first_item(blockIdx.x, 1, 0);
+      step = geometry::item_stride(gridDim.x, 1);
       lane = threadIdx.x;
       width = blockDim.x;
     }
@@ -44,22 +51,23 @@ template <bool WarpRows>
 __global__ void softmax_rows(std::int64_t rows, std::int64_t n, float const* __restrict__ x, float* __restrict__ y) {
   __shared__ float scratch[32];
   RowCursor<WarpRows> c;
-  if (WarpRows && c.row >= rows) return;  // whole warps leave together: the shuffles stay full
-  float const* xr = x + c.row * n;
-  float* yr = y + c.row * n;
-  float m = -INFINITY;
-  for (std::int64_t j = c.lane; j < n; j += c.width) m = fmaxf(m, xr[j]);
-  m = row_reduce<WarpRows, true>(m, scratch);
-  float sum = 0.f;
-  for (std::int64_t j = c.lane; j < n; j += c.width) sum += expf(xr[j] - m);
-  sum = row_reduce<WarpRows, false>(sum, scratch);
-  float inv = 1.f / sum;
-  for (std::int64_t j = c.lane; j < n; j += c.width) yr[j] = expf(xr[j] - m) * inv;
+  for (; c.row < rows; c.row += c.step) {
+    float const* xr = x + c.row * n;
+    float* yr = y + c.row * n;
+    float m = -INFINITY;
+    for (std::int64_t j = c.lane; j < n; j += c.width) m = fmaxf(m, xr[j]);
+    m = row_reduce<WarpRows, true>(m, scratch);
+    float sum = 0.f;
+    for (std::int64_t j = c.lane; j < n; j += c.width) sum += expf(xr[j] - m);
+    sum = row_reduce<WarpRows, false>(sum, scratch);
+    float inv = 1.f / sum;
+    for (std::int64_t j = c.lane; j < n; j += c.width) yr[j] = expf(xr[j] - m) * inv;
+  }
 }
 
 __global__ void softmax_columns(std::int64_t outer, std::int64_t n, std::int64_t inner, float const* __restrict__ x, float* __restrict__ y) {
   std::int64_t columns = outer * inner;
-  for (std::int64_t col = detail::global_index<std::int64_t>(); col < columns; col += detail::grid_stride<std::int64_t>()) {
+  for (std::int64_t col = detail::global_index(); col < columns; col += detail::grid_stride()) {
     std::int64_t o = col / inner, i = col % inner;
     float const* xc = x + o * n * inner + i;
     float* yc = y + o * n * inner + i;
@@ -78,19 +86,20 @@ __global__ void layer_norm_rows(std::int64_t rows, std::int64_t len, float epsil
                                 float const* __restrict__ beta, float* __restrict__ y) {
   __shared__ float scratch[32];
   RowCursor<WarpRows> c;
-  if (WarpRows && c.row >= rows) return;
-  float const* xr = x + c.row * len;
-  float* yr = y + c.row * len;
-  float sum = 0.f;
-  for (std::int64_t j = c.lane; j < len; j += c.width) sum += xr[j];
-  float mean = row_reduce<WarpRows, false>(sum, scratch) / static_cast<float>(len);
-  float sq = 0.f;
-  for (std::int64_t j = c.lane; j < len; j += c.width) {
-    float d = xr[j] - mean;
-    sq += d * d;
+  for (; c.row < rows; c.row += c.step) {
+    float const* xr = x + c.row * len;
+    float* yr = y + c.row * len;
+    float sum = 0.f;
+    for (std::int64_t j = c.lane; j < len; j += c.width) sum += xr[j];
+    float mean = row_reduce<WarpRows, false>(sum, scratch) / static_cast<float>(len);
+    float sq = 0.f;
+    for (std::int64_t j = c.lane; j < len; j += c.width) {
+      float d = xr[j] - mean;
+      sq += d * d;
+    }
+    float inv_std = rsqrtf(row_reduce<WarpRows, false>(sq, scratch) / static_cast<float>(len) + epsilon);
+    for (std::int64_t j = c.lane; j < len; j += c.width) yr[j] = (xr[j] - mean) * inv_std * gamma[j] + beta[j];
   }
-  float inv_std = rsqrtf(row_reduce<WarpRows, false>(sq, scratch) / static_cast<float>(len) + epsilon);
-  for (std::int64_t j = c.lane; j < len; j += c.width) yr[j] = (xr[j] - mean) * inv_std * gamma[j] + beta[j];
 }
 
 /// One block per kept index; the block's threads stride over the reduced sub-block.
@@ -125,7 +134,7 @@ void softmax(std::int64_t outer, std::int64_t n, std::int64_t inner, float const
     if (n <= warp_row_limit)
       softmax_rows<true><<<blocks_for(outer, rows_per_block), block_threads, 0, s>>>(outer, n, x, y);
     else
-      softmax_rows<false><<<static_cast<unsigned>(outer), block_threads, 0, s>>>(outer, n, x, y);
+      softmax_rows<false><<<blocks_for(outer, 1), block_threads, 0, s>>>(outer, n, x, y);
   } else {
     softmax_columns<<<blocks_for(outer * inner), block_threads, 0, s>>>(outer, n, inner, x, y);
   }
@@ -138,7 +147,7 @@ void layer_norm(std::int64_t rows, std::int64_t len, float epsilon, float const*
   if (len <= warp_row_limit)
     layer_norm_rows<true><<<blocks_for(rows, rows_per_block), block_threads, 0, s>>>(rows, len, epsilon, x, gamma, beta, y);
   else
-    layer_norm_rows<false><<<static_cast<unsigned>(rows), block_threads, 0, s>>>(rows, len, epsilon, x, gamma, beta, y);
+    layer_norm_rows<false><<<blocks_for(rows, 1), block_threads, 0, s>>>(rows, len, epsilon, x, gamma, beta, y);
   check_launch("layer_norm kernel");
 }
 
@@ -151,8 +160,7 @@ void reduce(ReduceLayout const& r, bool mean, float const* x, float* y, cudaStre
   int threads = 32;
   while (threads < block_threads && threads < count) threads *= 2;
   float divisor = mean ? static_cast<float>(count) : 1.f;  // mean of nothing: 0 / 0 = NaN, as the reference
-  unsigned blocks = static_cast<unsigned>(outputs < (1 << 20) ? outputs : (1 << 20));
-  reduce_kernel<<<blocks, threads, 0, s>>>(r, outputs, count, divisor, x, y);
+  reduce_kernel<<<blocks_for(outputs, 1), threads, 0, s>>>(r, outputs, count, divisor, x, y);
   check_launch("reduce kernel");
 }
 

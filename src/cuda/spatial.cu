@@ -14,7 +14,7 @@ __device__ __forceinline__ std::int64_t imin(std::int64_t a, std::int64_t b) { r
 __device__ __forceinline__ std::int64_t imax(std::int64_t a, std::int64_t b) { return a > b ? a : b; }
 
 __global__ void pool2d_kernel(PoolLayout p, float const* __restrict__ x, float* __restrict__ y, std::int64_t n) {
-  for (std::int64_t i = detail::global_index<std::int64_t>(); i < n; i += detail::grid_stride<std::int64_t>()) {
+  for (std::int64_t i = detail::global_index(); i < n; i += detail::grid_stride()) {
     std::int64_t ow = i % p.out_w, r = i / p.out_w;
     std::int64_t oh = r % p.out_h, plane = r / p.out_h;
     float const* image = x + plane * p.h * p.w;
@@ -41,7 +41,7 @@ __global__ void pool2d_kernel(PoolLayout p, float const* __restrict__ x, float* 
 
 __global__ void resize_kernel(ResizeLayout r, ResizeTap const* __restrict__ table, float const* __restrict__ x, float* __restrict__ y,
                               std::int64_t n) {
-  for (std::int64_t i = detail::global_index<std::int64_t>(); i < n; i += detail::grid_stride<std::int64_t>()) {
+  for (std::int64_t i = detail::global_index(); i < n; i += detail::grid_stride()) {
     // Output index per dimension; the offset of the unresized dimensions; each resized
     // dimension's tap row.
     std::int64_t in_stride[max_rank];

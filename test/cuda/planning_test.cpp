@@ -154,6 +154,82 @@ TEST(Planning, LowersViewsAndConcatenationsInPlaceWithoutAGpu) {
   EXPECT_EQ(copy_views, 4u);  // the Reshape and the contiguous Split's pieces, which are never kernels
 }
 
+/// Lowers, by hand and for planning only, producers of [1, sizes[i]] (the first asks for
+/// needs[i] bytes of alignment, Lowering::require_output_alignment; 0: nothing) into one
+/// Concat along axis 1, which offers every piece for in-place placement; then, when
+/// `wrap`, a second Concat of a [1, 4] piece and the first Concat's output (placed at 16
+/// bytes). Returns the graph: which pieces were placed is in each Concat's `placed`.
+std::shared_ptr<LoweredGraph const> lower_concat(std::vector<std::int64_t> const& sizes, std::vector<std::size_t> const& needs, bool wrap = false) {
+  NodeId x = 0, cat = static_cast<NodeId>(sizes.size() + 1), head = cat + 1, outer = cat + 2;
+  detail::LoweringBuilder b(nullptr, LowerOptions{}, nullptr, outer + 1);
+  b.add_input(x, "x", TensorDesc{Shape{1, 4}});
+  auto nothing = [](LaunchArgs const&) {};
+  std::vector<Value> pieces;
+  std::int64_t total = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    auto id = static_cast<NodeId>(i + 1);
+    std::vector<TensorDesc> out{TensorDesc{Shape{1, sizes[i]}}};
+    auto l = b.begin_node(id, "producer " + std::to_string(i), true, std::vector<Value>{{x, 0}}, out);
+    if (needs[i]) l->require_output_alignment(0, needs[i]);
+    l->launch("write", nothing);
+    b.end_node();
+    pieces.push_back({id, 0});
+    total += sizes[i];
+  }
+  auto concat = [&](NodeId id, std::vector<Value> const& in, std::vector<std::int64_t> const& lengths, std::int64_t length) {
+    std::vector<TensorDesc> out{TensorDesc{Shape{1, length}}};
+    auto l = b.begin_node(id, "concat " + std::to_string(id), true, in, out);
+    std::int64_t at = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      l->place_input(i, 0, at);
+      at += lengths[i];
+    }
+    l->launch("copy the rest", nothing);
+    b.end_node();
+  };
+  concat(cat, pieces, sizes, total);
+  if (wrap) {
+    std::vector<TensorDesc> out{TensorDesc{Shape{1, 4}}};
+    auto l = b.begin_node(head, "head", true, std::vector<Value>{{x, 0}}, out);
+    l->launch("write", nothing);
+    b.end_node();
+    concat(outer, {{head, 0}, {cat, 0}}, {4, total}, 4 + total);
+  }
+  return b.finish();
+}
+
+std::vector<char> placed(LoweredGraph const& lg, NodeId concat) { return lg.node(concat)->placed; }
+
+TEST(Planning, InPlaceConcatenationKeepsTheAlignmentALibraryWriterNeeds) {
+  // [1,4] then [1,64]: the second piece starts 16 bytes in, enough for our kernels, not for
+  // a writer that asks for 256 (cuDNN's convolutions: issue 16), which is then copied.
+  EXPECT_EQ(placed(*lower_concat({4, 64}, {0, 0}), 3), (std::vector<char>{1, 1}));
+  EXPECT_EQ(placed(*lower_concat({4, 64}, {256, 256}), 3), (std::vector<char>{1, 0}));
+  EXPECT_EQ(placed(*lower_concat({4, 64}, {0, 32}), 3), (std::vector<char>{1, 0}));
+  EXPECT_EQ(placed(*lower_concat({4, 64}, {0, 16}), 3), (std::vector<char>{1, 1}));
+  // [1,64] then [1,4]: 256 bytes in, so both are placed.
+  EXPECT_EQ(placed(*lower_concat({64, 4}, {256, 256}), 3), (std::vector<char>{1, 1}));
+  // A placed piece's need passes to the Concat's output: placed 16 bytes into another
+  // Concat, it would leave the piece 16-byte aligned, so that Concat copies it instead.
+  auto plain = lower_concat({64}, {0}, true), strict = lower_concat({64}, {256}, true);
+  EXPECT_EQ(placed(*plain, 2), (std::vector<char>{1}));
+  EXPECT_EQ(placed(*plain, 4), (std::vector<char>{1, 1}));
+  EXPECT_EQ(placed(*strict, 2), (std::vector<char>{1}));
+  EXPECT_EQ(placed(*strict, 4), (std::vector<char>{1, 0}));
+  // Where the pieces end up: at their offset in the root buffer, aligned as asked.
+  auto [root, offset] = strict->root(strict->value(Value{1, 0}));
+  EXPECT_EQ(root, strict->value(Value{2, 0}));
+  EXPECT_EQ(offset, 0);
+  // The requirement itself is checked.
+  detail::LoweringBuilder b(nullptr, LowerOptions{}, nullptr, 2);
+  b.add_input(0, "x", TensorDesc{Shape{1, 4}});
+  std::vector<TensorDesc> out{TensorDesc{Shape{1, 4}}};
+  auto l = b.begin_node(1, "producer", true, std::vector<Value>{{0, 0}}, out);
+  EXPECT_THROW(l->require_output_alignment(0, 48), CudaError);
+  EXPECT_THROW(l->require_output_alignment(0, 512), CudaError);
+  EXPECT_THROW(l->require_output_alignment(1, 256), CudaError);
+}
+
 TEST(Planning, OperatorsThatNeedLibrariesNeedAGpu) {
   GraphBuilder<> b;
   Graph<> g = std::move(b).build({b.conv2d(b.input("x", {1, 3, 8, 8}), 4, {3, 3})});

@@ -140,7 +140,7 @@ TEST(CudaRuntime, ReusesMemoryAlongAChain) {
   expect_matches_reference(g, in, 1e-5);
 }
 
-TEST(CudaRuntime, MeasuresMedianLatencies) {
+TEST(CudaRuntime, MeasuresMeanLatencies) {
   AUTOGRAPH_REQUIRE_GPU();
   Graph<> g = inception_block();
   KernelDag dag(g);
@@ -154,8 +154,6 @@ TEST(CudaRuntime, MeasuresMedianLatencies) {
   double launch = prepared.measure(Schedule{});  // the fixed cost of one graph launch
   EXPECT_GT(launch, 0.0);
   EXPECT_LT(launch, sequential);
-  auto samples = prepared.samples(schedule::sequential(dag));
-  EXPECT_EQ(samples.size(), 50u);
   // Half the kernels (a partial schedule, as IOS times a stage): the rest count as done.
   std::vector<std::vector<NodeId>> half(1);
   for (std::size_t k = 0; k < dag.size() / 2; ++k) half[0].push_back(dag.node(k));

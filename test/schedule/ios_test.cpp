@@ -104,7 +104,7 @@ struct Exhaustive {
     std::vector<NodeId> nodes;
     for (std::size_t i = 0; i < dag.size(); ++i)
       if (e >> i & 1) nodes.push_back(dag.node(i));
-    return stage_ms[e] = prepared.measure(schedule::stage_schedule(schedule::stage_groups(dag, nodes))) - base;
+    return stage_ms[e] = schedule::stage_latency(prepared.measure(schedule::stage_schedule(schedule::stage_groups(dag, nodes))), base);
   }
   double best(Mask state) {  // no memo over states: every sequence is tried
     if (state == 0) return 0;
@@ -202,6 +202,25 @@ TEST(Ios, LargeOrExpensiveBlocksAreCutAndSaySo) {
   }
   EXPECT_THROW(schedule::Ios({.max_block_kernels = 65}).run(g, rt), ScheduleError);
   EXPECT_THROW(schedule::Ios({.block_budget = 0}).run(g, rt), ScheduleError);
+}
+
+TEST(Ios, StageLatenciesAreNeverNegative) {
+  EXPECT_DOUBLE_EQ(schedule::stage_latency(1.5, 1.0), 0.5);
+  EXPECT_DOUBLE_EQ(schedule::stage_latency(0.9, 1.0), 0.0);
+  // Measurement noise: every run with kernels times faster than the empty run the stage
+  // costs are measured against. Unclamped, every stage (and every merge) would be worth
+  // -0.1 ms, and the sum of the stages below 0.
+  auto g = modules(2);
+  auto noisy = schedule::IosPrepare<BuiltinOps>([](Graph<> const&) {
+    return std::function<double(Schedule const&)>([](Schedule const& s) { return s.num_kernels() == 0 ? 1.0 : 0.9; });
+  });
+  auto r = schedule::Ios{}.run_with(g, noisy);
+  EXPECT_FALSE(r.stages.empty());
+  for (auto const& st : r.stages) EXPECT_GE(st.latency_ms, 0.0);
+  EXPECT_DOUBLE_EQ(r.stats.estimated_ms, 0.0);
+  EXPECT_EQ(r.stats.merges, 0u);  // a merge that measures no faster than 0 is not taken
+  KernelDag dag(r.graph);
+  EXPECT_NO_THROW(check_schedule(dag, r.schedule));
 }
 
 TEST(Ios, StagesLowerToStreamsWithEventsNotBarriers) {

@@ -86,9 +86,10 @@ class GraphExecutable {
   void synchronize();
   /// The graph outputs as left by the last run.
   std::vector<Tensor> read_outputs();
-  /// Milliseconds of each of `replays` runs after `warmup` untimed ones, each timed with
-  /// CUDA events around one launch and synchronised before the next.
-  std::vector<double> time(int warmup, int replays);
+  /// Milliseconds per run: the mean of `replays` runs launched back to back after `warmup`
+  /// untimed ones, timed by one pair of CUDA events around them all (the host's submission
+  /// overlaps the device's work, so it is not counted). @throws Error when replays < 1.
+  double time(int warmup, int replays);
 
   /// One run launched without the graph, with CUDA events before and after every kernel:
   /// when each ran on which stream, as the device saw it (for timelines; io/chrome_trace.hpp).

@@ -82,6 +82,11 @@ class Lowering {
   /// `offset` (concatenation without a copy). Whether it was is decided after every node is
   /// lowered; the launch reads it from LaunchArgs::placed and copies only the others.
   void place_input(std::size_t in, std::size_t out, std::int64_t offset);
+  /// Output `out` is written by a library kernel whose algorithm was chosen on buffers
+  /// aligned to `bytes` (cuDNN's search runs on 256-byte aligned buffers of its own): an
+  /// in-place concatenation then places it only at an offset that keeps that alignment, and
+  /// copies it otherwise. `bytes`: a power of two, at most 256 (what arena buffers have).
+  void require_output_alignment(std::size_t out, std::size_t bytes);
   /// Scratch memory for the launches of this node only; returns its index in LaunchArgs::workspace.
   std::size_t workspace(std::size_t bytes);
   /// Constant data the launches read (tables); copied to the device now. Returns its index

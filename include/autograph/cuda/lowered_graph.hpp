@@ -53,6 +53,7 @@ struct LoweredGraph {
     std::vector<std::shared_ptr<DeviceBuffer const>> uploads;  // (null when planning only)
     std::vector<std::vector<std::byte>> host_uploads;         // planning only: the uploads' bytes
     std::vector<Placement> placeable;
+    std::vector<std::size_t> output_alignment;  // per output: what its launches need (require_output_alignment), 0: any
     std::vector<char> placed;  // per input
     std::vector<Launch> launches;
     std::vector<NodeId> preds;  // the kernels it reads from (KernelDag's edges)

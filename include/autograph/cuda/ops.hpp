@@ -5,6 +5,8 @@
 // (strided batched, TF32 when allowed), everything else through our kernels
 // (autograph/cuda/kernels.hpp). Views where the layout allows: Reshape, Identity, Split and
 // Slice of contiguous ranges; Concat writes its inputs in place when its producers can.
+#include <span>
+
 #include "autograph/cuda/kernel.hpp"
 #include "autograph/ops/builtin.hpp"
 
@@ -41,6 +43,14 @@ void lower(Unary<K> const& op, Lowering& l) {
   lower_unary(K, op.alpha, op.beta, l);
 }
 }  // namespace builtin
+
+/// Whether producers can write every input of `op` (of descriptors `in`) straight into its
+/// output, leaving the Concat no copy: along an axis with nothing but 1s before it, each
+/// input is one contiguous range of the output, placed when its offset keeps the alignment
+/// the producer needs; checked here against the strictest, 256 bytes (cuDNN's), so that it
+/// holds for any producer. Inside a model a piece is still copied when it is a graph input,
+/// a view, or placed into another Concat already (see LoweringBuilder::finish).
+bool concat_in_place(Concat const& op, std::span<TensorDesc const> in);
 
 /// Every built-in operator that runs (sources have no kernel: inputs are bound, weights uploaded).
 template <class Op>

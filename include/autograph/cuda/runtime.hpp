@@ -1,7 +1,8 @@
 #pragma once
 // CudaGraphRuntime: the Runtime concept (runtime/runtime.hpp) on a real GPU. measure() lowers
 // a graph, plans its memory, captures its schedule into a CUDA graph, replays it `warmup`
-// times, then times at least 50 replays with CUDA events and reports the median in ms. The
+// times, then times at least 50 replays launched back to back between one pair of CUDA
+// events and reports the mean per replay in ms. The
 // optimizer's on-board verification runs through it unchanged:
 //
 //   cuda::CudaGraphRuntime gpu;
@@ -57,7 +58,7 @@ struct RuntimeOptions {
   int device = 0;
   bool allow_tf32 = true;        // matrix products on TF32 tensor cores (what PyTorch does by default for convolutions)
   int warmup = 10;               // untimed replays before timing
-  int replays = 50;              // timed replays, at least 50; measure() reports their median
+  int replays = 50;              // timed replays, at least 50; measure() reports their mean
   std::uint64_t weight_seed = 0; // random data for shape-only weights when measuring
   std::size_t constant_cache_bytes = std::size_t{4} << 30;
 };
@@ -74,13 +75,12 @@ class PreparedGraph {
     write_inputs(*lowered_, inputs);  // the static input buffers: every executable of this graph reads them
   }
 
-  /// Milliseconds of every timed replay of `s` (possibly partial: the kernels it leaves out count as done).
-  std::vector<double> samples(Schedule const& s) {
+  /// Milliseconds per replay of `s` (possibly partial: the kernels it leaves out count as
+  /// done), the mean of the timed replays (GraphExecutable::time).
+  double measure(Schedule const& s) {
     GraphExecutable exe(lowered_, s, {.complete = false}, scratch_);
     return exe.time(options_.warmup, options_.replays);
   }
-  /// The median of samples(s), in ms.
-  double measure(Schedule const& s) { return median(samples(s)); }
   std::shared_ptr<LoweredGraph const> const& lowered() const { return lowered_; }
 
  private:
@@ -101,9 +101,9 @@ class CudaGraphRuntime {
     if (options_.warmup < 0) throw Error("CudaGraphRuntime: warmup must be >= 0");
   }
 
-  /// "measured (CUDA graphs, NVIDIA H100 80GB HBM3, median of 50 replays, TF32)"
+  /// "measured (CUDA graphs, NVIDIA H100 80GB HBM3, mean of 50 back-to-back replays, TF32)"
   std::string kind() const {
-    return "measured (CUDA graphs, " + device_->info().name + ", median of " + std::to_string(options_.replays) + " replays" +
+    return "measured (CUDA graphs, " + device_->info().name + ", mean of " + std::to_string(options_.replays) + " back-to-back replays" +
            (options_.allow_tf32 ? ", TF32)" : ", FP32)");
   }
   Device& device() { return *device_; }

@@ -471,6 +471,11 @@ AUTOGRAPH_DEFAULTS_INLINE void IosPlanner::run() {
 
 }  // namespace detail
 
+/// A stage's latency: the time of a run with it less the time of an empty run (a graph
+/// launch's fixed cost), at least 0. Measured, both are noisy, and a difference below 0 would
+/// make the DP prefer more stages for nothing (and a merge that gains nothing look faster).
+inline double stage_latency(double with_stage_ms, double empty_ms) { return std::max(0.0, with_stage_ms - empty_ms); }
+
 /// How IOS reaches a runtime, whatever its type: `prepare(graph)` gives the latency in ms of
 /// any schedule of that graph (the runtime prepares the graph once: lowering, indexing). With
 /// it the search is compiled once per operator set rather than once per runtime type.
@@ -532,7 +537,7 @@ double Ios::merged_latency(Graph<Set> const& g, IosPrepare<Set> const& prepare, 
   KernelDag tiny_dag(tiny);
   std::vector<NodeId> kernels(tiny_dag.nodes().begin(), tiny_dag.nodes().end());
   auto measure = prepare(tiny);
-  return measure(stage_schedule({kernels})) - measure(Schedule{});
+  return stage_latency(measure(stage_schedule({kernels})), measure(Schedule{}));
 }
 
 template <class Set>
@@ -558,7 +563,7 @@ IosResult<Set> Ios::run_with(Graph<Set> const& g, IosPrepare<Set> const& prepare
       return merged_latency(g, prepare, convs, *plan);
     };
   }
-  detail::IosPlanner planner(options, dag, [&](Schedule const& s) { return measure(s) - base; }, std::move(merged));
+  detail::IosPlanner planner(options, dag, [&](Schedule const& s) { return stage_latency(measure(s), base); }, std::move(merged));
   planner.run();
 
   IosResult<Set> res{g, {}, {}, planner.stats(), planner.block_kernels()};
