@@ -12,7 +12,7 @@
 # when present). The peers are benchmark dependencies only: no test needs them.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-models=${1:-inception_v3,nasnet_a_mobile,randwire_ws,resnet50,bert,squeezenet1_1,resnext50_32x4d,vit_b_16}
+models=${1:-inception_v3,nasnet_a_mobile,randwire_ws,resnet50,bert_encoder_8x1024,squeezenet1_1,resnext50_32x4d,vit_b_16}
 build=${BUILD_DIR:-$root/build-cpu-bench}  # an already configured build dir is reused as it is
 work=$build/cpu-peers
 started=$(date +%s)

@@ -1,6 +1,6 @@
 // cpu_bench: the CPU benchmark's own systems, measured side by side on this machine's cores.
 //
-//   cpu_bench [--models inception_v3,bert] [--out cpu.json] [--onnx-dir dir] [--serve]
+//   cpu_bench [--models inception_v3,bert_encoder_8x1024] [--out cpu.json] [--onnx-dir dir] [--serve]
 //
 // For each model (batch 1, the zoo's published resolution, random weights from --weight-seed)
 // it builds five configurations, each a (graph, schedule) pair measured on cpu::CpuRuntime:
@@ -55,7 +55,7 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 struct Args {
-  std::vector<std::string> models{"inception_v3", "nasnet_a_mobile", "randwire_ws", "resnet50", "bert", "squeezenet1_1", "resnext50_32x4d", "vit_b_16"};
+  std::vector<std::string> models{"inception_v3", "nasnet_a_mobile", "randwire_ws", "resnet50", "bert_encoder_8x1024", "squeezenet1_1", "resnext50_32x4d", "vit_b_16"};
   std::string out;
   std::string onnx_dir;
   std::string taso;          // TASO's rule file; empty: the built-in rules only

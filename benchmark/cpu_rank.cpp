@@ -1,6 +1,6 @@
 // cpu_rank: does the simulator rank the optimizer's candidate graphs the way this CPU does?
 //
-//   cpu_rank [--models inception_v3,bert] [--candidates 10] [--search-s 20] [--passes 8]
+//   cpu_rank [--models inception_v3,bert_encoder_8x1024] [--candidates 10] [--search-s 20] [--passes 8]
 //            [--budget-ms 300] [--out benchmark/results/cpu-rank-<date>]
 //
 // For each model (batch 1, the zoo's published shapes):
@@ -218,7 +218,7 @@ std::string explain(std::vector<Candidate> const& cs, ModelResult const& r, std:
 
 int main(int argc, char** argv) {
   CLI::App app{"cpu_rank: Spearman rank correlation of simulated against measured latency over the optimizer's candidates"};
-  std::vector<std::string> model_names{"inception_v3", "nasnet_a_mobile", "randwire_ws", "resnet50", "squeezenet1_1", "bert"};
+  std::vector<std::string> model_names{"inception_v3", "nasnet_a_mobile", "randwire_ws", "resnet50", "squeezenet1_1", "bert_encoder_8x1024"};
   std::size_t per_model = 10;
   double search_s = 20, budget_ms = 300, profile_budget_ms = 40;
   int passes = 8;  // many short passes: the load of a shared machine changes from second to second

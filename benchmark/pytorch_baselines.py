@@ -75,9 +75,35 @@ def sru_module(torch, steps=10, hidden=1024, vocab=1024, classes=2):
     return Sru(), (steps, 1, vocab)
 
 
-def bert_module(torch, layers=8, hidden=1024, heads=16, ffn=4096, tokens=64):
-    """The BERT encoder stack of models/bert.hpp (post-LN, exact GELU, eps 1e-12) on embedded
-    inputs: transformers' BertEncoder when installed, else torch.nn's identical layer."""
+def taso_bert_module(torch, layers=8, tokens=64, hidden=1024, heads=16):
+    """The zoo's `bert` as models/bert.hpp builds it from TASO's examples/bert.py: per layer
+    x Wq, x Wk, x Wv, heads split by reshape + transpose, q @ k (k untransposed, no softmax),
+    @ v, merged back, and x' = x Wo of the layer's input. The attention results nothing reads
+    are returned with x' (the graph's outputs), so that no compiler drops them."""
+    nn = torch.nn
+    d = hidden // heads
+
+    class TasoBert(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.ParameterList(nn.Parameter(torch.randn(hidden, hidden) / math.sqrt(hidden)) for _ in range(4 * layers))
+
+        def forward(self, x):  # [tokens, hidden]
+            attention = []
+            for l in range(layers):
+                wq, wk, wv, wo = self.w[4 * l : 4 * l + 4]
+                q, k, v = ((x @ w).reshape(tokens, heads, d).transpose(0, 1) for w in (wq, wk, wv))
+                out = ((q @ k) @ v).transpose(0, 1).reshape(tokens, hidden)
+                attention.append(out)
+                x = x @ wo
+            return (x, *attention)
+
+    return TasoBert(), (tokens, hidden), "torch (models/bert.hpp's graph, TASO's examples/bert.py)"
+
+
+def bert_encoder_module(torch, layers=8, hidden=1024, heads=16, ffn=4096, tokens=64):
+    """The BERT encoder stack of models/bert_encoder.hpp (post-LN, exact GELU, eps 1e-12) on
+    embedded inputs: transformers' BertEncoder when installed, else torch.nn's identical layer."""
     transformers = try_import("transformers")
     if transformers is not None:
         from transformers.models.bert.modeling_bert import BertConfig, BertEncoder
@@ -124,7 +150,9 @@ def build(name, torch):
         module, shape = sru_module(torch)
         return module, shape, "torch (models/rnntc_sru.hpp's equations)"
     if name == "bert":
-        return bert_module(torch)
+        return taso_bert_module(torch)
+    if name == "bert_encoder_8x1024":
+        return bert_encoder_module(torch)
     raise LookupError("no PyTorch equivalent known for " + name)
 
 
@@ -199,8 +227,8 @@ def main():
         mod = try_import(pkg)
         out[pkg] = getattr(mod, "__version__", "installed") if mod is not None else None
     names = args.models.split(",") if args.models else [
-        "inception_v3", "resnet50", "resnext50_32x4d", "nasnet_a_large", "nasnet_a_mobile", "rnntc_sru", "bert", "squeezenet1_1",
-        "randwire_ws", "vit_b_16"]
+        "inception_v3", "resnet50", "resnext50_32x4d", "nasnet_a_large", "nasnet_a_mobile", "rnntc_sru", "bert", "bert_encoder_8x1024",
+        "squeezenet1_1", "randwire_ws", "vit_b_16"]
     modes = [m for m in args.modes.split(",") if m]
     for name in names:
         entry = {}

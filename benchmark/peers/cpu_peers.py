@@ -208,7 +208,7 @@ def main():
     p.add_argument("--cpu-bench", required=True)
     p.add_argument("--work", required=True, help="where the ONNX files and per-model results go")
     p.add_argument("--out", required=True, help="results path without extension (.md and .json are written)")
-    p.add_argument("--models", default="inception_v3,nasnet_a_mobile,randwire_ws,resnet50,bert,squeezenet1_1,resnext50_32x4d,vit_b_16")
+    p.add_argument("--models", default="inception_v3,nasnet_a_mobile,randwire_ws,resnet50,bert_encoder_8x1024,squeezenet1_1,resnext50_32x4d,vit_b_16")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--runs", type=int, default=12)
     p.add_argument("--warmup", type=int, default=2)

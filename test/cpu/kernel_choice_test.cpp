@@ -29,7 +29,8 @@ std::vector<std::string> reference_steps(Graph<> const& g) {
 TEST(CpuKernelChoice, NoZooModelRunsAOneDnnReferenceKernel) {
   // The models cover every op family the zoo uses: convolutions of every kind, BatchNorm
   // unfolded, pooling, matmul, layer norm, softmax, the reorders of Concat and Split.
-  for (std::string model : {"resnet50", "inception_v3", "nasnet_a_mobile", "squeezenet1_1", "bert", "vit_b_16", "resnext50_32x4d", "randwire_ws", "rnntc_sru"}) {
+  for (std::string model : {"resnet50", "inception_v3", "nasnet_a_mobile", "squeezenet1_1", "bert", "bert_encoder_8x1024", "vit_b_16", "resnext50_32x4d",
+                            "randwire_ws", "rnntc_sru"}) {
     SCOPED_TRACE(model);
     auto steps = reference_steps(models::build(model));
     EXPECT_TRUE(steps.empty()) << steps.size() << " reference kernels, the first: " << steps.front();

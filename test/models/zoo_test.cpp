@@ -9,7 +9,7 @@ namespace {
 
 using namespace testing;
 
-TEST(Zoo, ListsTheTenBenchmarkModelsOnceEach) {
+TEST(Zoo, ListsTheElevenBenchmarkModelsOnceEach) {
   std::set<std::string_view> names;
   for (auto const& m : zoo()) {
     EXPECT_TRUE(names.insert(m.name).second) << m.name;
@@ -17,7 +17,8 @@ TEST(Zoo, ListsTheTenBenchmarkModelsOnceEach) {
     EXPECT_EQ(find_model(m.name), &m);
   }
   EXPECT_EQ(names, (std::set<std::string_view>{"inception_v3", "resnet50", "resnext50_32x4d", "nasnet_a_large", "nasnet_a_mobile",
-                                                "rnntc_sru", "bert", "squeezenet1_1", "randwire_ws", "vit_b_16"}));
+                                                "rnntc_sru", "bert", "bert_encoder_8x1024", "squeezenet1_1", "randwire_ws",
+                                                "vit_b_16"}));
   EXPECT_EQ(find_model("alexnet"), nullptr);
 }
 

@@ -234,6 +234,7 @@ class Generator {
     option("--device", device_pool, 0.4);
     option("--streams", count_pool, 0.3);
     option("--batch", count_pool, 0.3);
+    option("--resolution", resolution_pool, 0.3);
     output("--dot", ".dot", 0.3);
     output("--trace", ".json", 0.3);
   }
@@ -252,6 +253,11 @@ class Generator {
     if (chance(0.3)) {
       auto [b, e] = draw(count_pool);
       add({"--batch", b}, has_model ? e : Expect::refuse);  // --batch is for built-in models
+    }
+    if (chance(0.2)) {
+      // Not the borderline side: verifying would allocate images of that side.
+      auto [side, e] = draw({resolution_pool.accept, resolution_pool.refuse, {}});
+      add({"--resolution", side}, has_model ? e : Expect::refuse);  // so is --resolution
     }
     // A configuration list most of the time: all six on squeezenet1_1 at 224 take a second.
     option("--configs", configs_pool, has_model ? 0.85 : 0.5);

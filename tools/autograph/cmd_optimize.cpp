@@ -4,6 +4,7 @@
 // reference executor, and prints one table.
 //
 //   autograph optimize --model inception_v3 [--device h100] [--runtime sim|cpu] [--report r.json] [--dot g.dot]
+//   autograph optimize --model resnet50 --batch 8 --resolution 160
 //   autograph optimize model.onnx --input x=1x3x640x640 -o out.onnx --report r.json
 //   autograph optimize --model bert --taso ../shared/data/taso/graph_subst.pb --configs taso,autograph
 #include <autograph/cpu/baselines.hpp>
@@ -48,6 +49,7 @@ struct OptimizeOptions {
   std::string taso;                 // TASO rule file
   std::optional<std::string> configs;  // comma-separated; given empty is an error, not "all"
   std::int64_t batch = 0;           // 0: the model's own
+  std::int64_t resolution = 0;      // image side of a built-in CNN or ViT; 0: the published one
   double time_limit = 60;
   bool no_verify = false;
   bool rule_report = false;         // per-rule matches, rewrites, applications and time
@@ -129,8 +131,11 @@ int run(OptimizeOptions const& o) {
     throw Error("--runtime " + o.runtime + ": known runtimes are 'sim' (a simulated GPU) and 'cpu' (measured on this machine); the CUDA runtime runs through benchmark/gpu_bench on a GPU machine");
   if (o.runtime == "cpu" && o.device_given) throw Error("--device names a simulated GPU; --runtime cpu measures this machine");
   if (o.model.empty() == o.onnx_file.empty()) throw Error("give exactly one of --model NAME or an ONNX file");
-  if (!o.model.empty() && !o.inputs.empty()) throw Error("--input fixes an ONNX file's input shapes; a built-in model takes --batch");
+  if (!o.model.empty() && !o.inputs.empty())
+    throw Error("--input fixes an ONNX file's input shapes; a built-in model takes --batch and --resolution");
   if (!o.onnx_file.empty() && o.batch > 0) throw Error("--batch applies to a built-in model; fix an ONNX file's batch with --input NAME=DIMS");
+  if (!o.onnx_file.empty() && o.resolution > 0)
+    throw Error("--resolution applies to a built-in model; fix an ONNX file's image size with --input NAME=DIMS");
   cli::device_arg(o.device);
   BaselineOptions bo;
   if (o.configs) bo.configurations = parse_configs(*o.configs);
@@ -150,6 +155,7 @@ int run(OptimizeOptions const& o) {
   if (!o.model.empty()) {
     models::ModelOptions mo;
     if (o.batch > 0) mo.batch = o.batch;
+    if (o.resolution > 0) mo.resolution = o.resolution;
     g = phases.time("build", [&] { return models::build(o.model, mo); });
     phases.time("weights", [&] { return fill_random_weights(g, o.seed); });
     source = o.model;
@@ -262,6 +268,7 @@ int run(OptimizeOptions const& o) {
   if (o.report.wanted()) {
     nlohmann::json j;
     j["model"] = source;
+    j["inputs"] = input_shapes_text(g);
     j["device"] = device_name;
     j["runtime"] = runtime_kind;
     j["configurations"] = nlohmann::json::array();
@@ -330,6 +337,9 @@ autograph::cli::Register optimize_cmd{{"optimize", "optimize a model with every 
                                     "--configs", [o](std::string const& list) { o->configs = list; },
                                     "comma-separated: sequential,nimble,taso,taso+nimble,metaflow,autograph (default all)");
                                 app.add_option("--batch", o->batch, "batch size of a built-in model")->check(autograph::cli::positive_integer);
+                                app.add_option("--resolution", o->resolution,
+                                               "image side of a built-in CNN or ViT (default: the published one; BERT and RNNTC have none)")
+                                    ->check(autograph::cli::positive_integer);
                                 app.add_option("--time-limit", o->time_limit, "seconds per optimizing configuration")
                                     ->check(cli::positive_seconds)
                                     ->capture_default_str();

@@ -3,6 +3,7 @@
 //   autograph schedule --model inception_v3 --schedule nimble
 //   autograph schedule --model nasnet_a_large --schedule ios --device h200 --trace ios.json --dot ios.dot
 //   autograph schedule --model randwire --schedule greedy --runtime cpu
+//   autograph schedule --model resnet50 --batch 8 --resolution 160
 //
 // Prints the streams, waits, the graph's width, how long the policy took, and the latency:
 // simulated (an estimate from the roofline cost model; the report says so) or, with
@@ -41,6 +42,7 @@ struct ScheduleOptions {
   std::string runtime = "sim";
   std::size_t streams = 4;  // greedy
   std::int64_t batch = 0;   // 0: the model's default
+  std::int64_t resolution = 0;  // image side of a CNN or ViT; 0: the published one
   cli::OutputFile dot{"--dot"}, trace{"--trace"};
 };
 
@@ -58,6 +60,7 @@ template <class R>
 int run(ScheduleOptions const& o, R& rt) {
   models::ModelOptions mo;
   if (o.batch > 0) mo.batch = o.batch;
+  if (o.resolution > 0) mo.resolution = o.resolution;
   Graph<> g = models::build(o.model, mo);
   ScheduledGraph<BuiltinOps> sg;
   std::string extra;
@@ -92,7 +95,10 @@ int run(ScheduleOptions const& o, R& rt) {
     timeline.total_us = cpu::median(samples) * 1e3;
     spread = " (" + std::to_string(samples.size()) + " runs, " + cli::fixed(samples.front(), 4) + " to " + cli::fixed(samples.back(), 4) + " ms)";
   }
+  std::string inputs;
+  for (NodeId id : g.inputs()) inputs += (inputs.empty() ? "" : " ") + g[id].outputs[0].shape.to_string();
   std::cout << o.model << " scheduled by " << sg.policy << "\n"
+            << "  input          " << inputs << "\n"
             << "  kernels        " << stats.kernels << " (width " << dag.width() << ")\n"
             << "  streams        " << stats.streams << "\n"
             << "  waits          " << stats.waits << "\n"
@@ -127,6 +133,8 @@ autograph::cli::Register schedule_cmd{{"schedule", "Schedule a model's kernels o
       ->capture_default_str();
   app.add_option("--streams", o->streams, "Streams for the greedy schedule")->check(autograph::cli::positive_integer);
   app.add_option("--batch", o->batch, "Batch size (default: the benchmark's)")->check(autograph::cli::positive_integer);
+  app.add_option("--resolution", o->resolution, "Image side for the CNNs and ViT (default: the published one)")
+      ->check(autograph::cli::positive_integer);
   cli::add_output_option(app, "--dot", o->dot, "Write the graph as DOT, one colour per stream");
   cli::add_output_option(app, "--trace", o->trace, "Write the simulated timeline as a Chrome trace (JSON)");
   return [o, device] {

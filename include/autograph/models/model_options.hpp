@@ -4,9 +4,10 @@
 //   auto g = models::resnet50();                                  // the paper's shapes, shape-only weights
 //   auto h = models::inception_v3({.batch = 8, .weight_seed = 1}); // batch 8, random weights from seed 1
 //
-// Unset fields mean "what the benchmark used": batch 1 for the CNNs and the RNN, 16 sequences
-// for BERT; each CNN's published input side. Weights are shape-only unless weight_seed is set
-// (then fill_random_weights(g, *weight_seed) gives every weight reproducible random data).
+// Unset fields mean "what the benchmark used": batch 1 for the CNNs, the RNN and TASO's BERT,
+// 16 sequences for the BERT encoder; each CNN's published input side. Weights are shape-only
+// unless weight_seed is set (then fill_random_weights(g, *weight_seed) gives every weight
+// reproducible random data).
 #include <array>
 #include <cstdint>
 #include <optional>
