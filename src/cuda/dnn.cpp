@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "autograph/cuda/libraries.hpp"
@@ -23,6 +24,8 @@ using FilterDesc = std::unique_ptr<std::remove_pointer_t<cudnnFilterDescriptor_t
                                    CudnnDeleter<cudnnFilterDescriptor_t, cudnnDestroyFilterDescriptor>>;
 using ConvDesc = std::unique_ptr<std::remove_pointer_t<cudnnConvolutionDescriptor_t>,
                                  CudnnDeleter<cudnnConvolutionDescriptor_t, cudnnDestroyConvolutionDescriptor>>;
+using ActivationDesc = std::unique_ptr<std::remove_pointer_t<cudnnActivationDescriptor_t>,
+                                       CudnnDeleter<cudnnActivationDescriptor_t, cudnnDestroyActivationDescriptor>>;
 
 TensorDesc make_tensor(int n, int c, int h, int w) {
   cudnnTensorDescriptor_t d = nullptr;
@@ -72,28 +75,50 @@ struct Choice {
   int algo = 0;
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
   std::size_t workspace = 0;
+  float ms = 0;  // as measured by cudnnFind*
+};
+/// The fastest algorithm, and for forward convolutions IMPLICIT_PRECOMP_GEMM's result too
+/// (the only algorithm the fused call takes with CUDNN_ACTIVATION_IDENTITY), when it ran.
+struct Choices {
+  Choice fastest;
+  std::optional<Choice> precomp_gemm;
 };
 
 std::mutex cache_mutex;
-std::map<std::string, Choice>& algorithm_cache() {
-  static std::map<std::string, Choice> cache;
+std::map<std::string, Choices>& algorithm_cache() {
+  static std::map<std::string, Choices> cache;
   return cache;
+}
+
+template <class Perf>
+bool usable(Perf const& p) {
+  return p.status == CUDNN_STATUS_SUCCESS && p.memory <= max_conv_workspace;
+}
+template <class Perf>
+Choice choice_of(Perf const& p, bool allow_tf32) {
+  // Without TF32 the search ran with CUDNN_FMA_MATH, and the launches keep it, whatever
+  // math type a result reports (DEFAULT_MATH would permit TF32 on Ampere and later).
+  return Choice{static_cast<int>(p.algo), allow_tf32 ? p.mathType : CUDNN_FMA_MATH, p.memory, p.time};
 }
 
 /// Picks the fastest successful result that fits the workspace cap. Results come sorted by time.
 template <class Perf>
 Choice pick(Perf const* results, int count, bool allow_tf32, std::string const& what) {
   std::string tried;
-  for (int i = 0; i < count; ++i) {
-    Perf const& p = results[i];
-    if (p.status != CUDNN_STATUS_SUCCESS) continue;
-    if (p.memory > max_conv_workspace) continue;
-    // Without TF32 the search ran with CUDNN_FMA_MATH, and the launches keep it, whatever
-    // math type a result reports (DEFAULT_MATH would permit TF32 on Ampere and later).
-    return Choice{static_cast<int>(p.algo), allow_tf32 ? p.mathType : CUDNN_FMA_MATH, p.memory};
-  }
+  for (int i = 0; i < count; ++i)
+    if (usable(results[i])) return choice_of(results[i], allow_tf32);
   for (int i = 0; i < count; ++i) tried += (i ? ", " : "") + std::string(cudnnGetErrorString(results[i].status));
   throw CudaError(what + ": no cuDNN algorithm ran (" + std::to_string(count) + " tried: " + tried + ")");
+}
+
+/// A bias alone is fused (IDENTITY, IMPLICIT_PRECOMP_GEMM only) when that algorithm is at most
+/// this much slower than the fastest: a separate bias pass reads and writes all of y, which on
+/// the convolutions of the zoo's CNNs costs more than a tenth of the convolution. A heuristic,
+/// not measured on a GPU yet.
+constexpr float identity_fusion_slack = 1.10f;
+
+cudnnActivationMode_t cudnn_mode(ConvEpilogue::Fused f) {
+  return f == ConvEpilogue::Fused::relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY;
 }
 
 }  // namespace
@@ -109,19 +134,23 @@ std::string ConvShape::key() const {
 struct ConvForward::State {
   ConvDescriptors d;
   Choice choice;
+  ConvEpilogue epilogue;
+  TensorDesc bias;           // [1, k, 1, 1], when fused
+  ActivationDesc activation;  // when fused
   std::string what;
   State(ConvShape const& s, cudnnMathType_t m) : d(s, m) {}
 };
 
-ConvForward::ConvForward(Device& device, ConvShape const& shape, bool allow_tf32) {
+ConvForward::ConvForward(Device& device, ConvShape const& shape, bool allow_tf32, bool bias, Activation act) {
   cudnnMathType_t math = allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
   s_ = std::make_unique<State>(shape, math);
   s_->what = "convolution " + shape.key();
   std::string key = "fwd dev" + std::to_string(device.index()) + " " + shape.key() + (allow_tf32 ? " tf32" : " fp32");
+  Choices found;
   std::lock_guard lock(cache_mutex);
   auto& cache = algorithm_cache();
   if (auto it = cache.find(key); it != cache.end()) {
-    s_->choice = it->second;
+    found = it->second;
   } else {
     cudnnHandle_t h = device.libraries().cudnn;
     // Find runs on the handle's stream, which the last launch set to a stream that may be gone.
@@ -133,8 +162,25 @@ ConvForward::ConvForward(Device& device, ConvShape const& shape, bool allow_tf32
     check(cudnnFindConvolutionForwardAlgorithm(h, s_->d.x.get(), s_->d.w.get(), s_->d.conv.get(), s_->d.y.get(), max_count, &returned,
                                                perf.data()),
           "cudnnFindConvolutionForwardAlgorithm", s_->what);
-    s_->choice = pick(perf.data(), returned, allow_tf32, s_->what);
-    cache.emplace(key, s_->choice);
+    found.fastest = pick(perf.data(), returned, allow_tf32, s_->what);
+    for (int i = 0; i < returned; ++i)  // the fastest usable result of that algorithm (one per math type)
+      if (perf[static_cast<std::size_t>(i)].algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM && usable(perf[static_cast<std::size_t>(i)])) {
+        found.precomp_gemm = choice_of(perf[static_cast<std::size_t>(i)], allow_tf32);
+        break;
+      }
+    cache.emplace(key, found);
+  }
+  bool precomp_gemm_ok = found.precomp_gemm && found.precomp_gemm->ms <= found.fastest.ms * identity_fusion_slack;
+  s_->epilogue = conv_epilogue(bias, act, precomp_gemm_ok);
+  s_->choice = s_->epilogue.fused == ConvEpilogue::Fused::identity ? *found.precomp_gemm : found.fastest;
+  if (s_->epilogue.fused != ConvEpilogue::Fused::no) {
+    s_->bias = make_tensor(1, shape.k, 1, 1);
+    cudnnActivationDescriptor_t a = nullptr;
+    check(cudnnCreateActivationDescriptor(&a), "cudnnCreateActivationDescriptor", s_->what);
+    s_->activation.reset(a);
+    // NOT_PROPAGATE_NAN: relu(NaN) = 0, as the reference's x > 0 ? x : 0.
+    check(cudnnSetActivationDescriptor(a, cudnn_mode(s_->epilogue.fused), CUDNN_NOT_PROPAGATE_NAN, 0.0), "cudnnSetActivationDescriptor",
+          s_->what);
   }
   check(cudnnSetConvolutionMathType(s_->d.conv.get(), s_->choice.math), "cudnnSetConvolutionMathType", s_->what);
   // The size the chosen algorithm reports for exactly these descriptors.
@@ -146,11 +192,21 @@ ConvForward::ConvForward(Device& device, ConvShape const& shape, bool allow_tf32
 }
 ConvForward::~ConvForward() = default;
 std::size_t ConvForward::workspace_bytes() const { return s_->choice.workspace; }
+ConvEpilogue const& ConvForward::epilogue() const { return s_->epilogue; }
 
-void ConvForward::run(Device& device, cudaStream_t stream, float const* x, float const* w, float* y, void* workspace) const {
+void ConvForward::run(Device& device, cudaStream_t stream, float const* x, float const* w, float const* bias, float* y, void* workspace) const {
   cudnnHandle_t h = device.libraries().cudnn;
   check(cudnnSetStream(h, stream), "cudnnSetStream", s_->what);
   float one = 1.f, zero = 0.f;
+  if (s_->epilogue.fused != ConvEpilogue::Fused::no) {
+    // y = act(1 * conv(x, w) + 0 * z + bias) with z = y: with alpha2 = 0 the side input
+    // contributes nothing (the way TensorFlow passes "no side input" to this call).
+    check(cudnnConvolutionBiasActivationForward(h, &one, s_->d.x.get(), x, s_->d.w.get(), w, s_->d.conv.get(),
+                                                static_cast<cudnnConvolutionFwdAlgo_t>(s_->choice.algo), workspace, s_->choice.workspace,
+                                                &zero, s_->d.y.get(), y, s_->bias.get(), bias, s_->activation.get(), s_->d.y.get(), y),
+          "cudnnConvolutionBiasActivationForward", s_->what);
+    return;
+  }
   check(cudnnConvolutionForward(h, &one, s_->d.x.get(), x, s_->d.w.get(), w, s_->d.conv.get(),
                                 static_cast<cudnnConvolutionFwdAlgo_t>(s_->choice.algo), workspace, s_->choice.workspace, &zero, s_->d.y.get(), y),
         "cudnnConvolutionForward", s_->what);
@@ -173,7 +229,7 @@ ConvBackwardData::ConvBackwardData(Device& device, ConvShape const& shape, bool 
   std::lock_guard lock(cache_mutex);
   auto& cache = algorithm_cache();
   if (auto it = cache.find(key); it != cache.end()) {
-    s_->choice = it->second;
+    s_->choice = it->second.fastest;
   } else {
     cudnnHandle_t h = device.libraries().cudnn;
     check(cudnnSetStream(h, nullptr), "cudnnSetStream", s_->what);
@@ -185,7 +241,7 @@ ConvBackwardData::ConvBackwardData(Device& device, ConvShape const& shape, bool 
                                                     perf.data()),
           "cudnnFindConvolutionBackwardDataAlgorithm", s_->what);
     s_->choice = pick(perf.data(), returned, allow_tf32, s_->what);
-    cache.emplace(key, s_->choice);
+    cache.emplace(key, Choices{s_->choice, std::nullopt});
   }
   check(cudnnSetConvolutionMathType(s_->d.conv.get(), s_->choice.math), "cudnnSetConvolutionMathType", s_->what);
   std::size_t bytes = 0;
@@ -222,6 +278,16 @@ using LayoutDesc =
 using PreferenceDesc = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>,
                                        LtDeleter<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>>;
 
+cublasLtEpilogue_t cublaslt_epilogue(GemmEpilogue::Fused f) {
+  switch (f) {
+    case GemmEpilogue::Fused::none: return CUBLASLT_EPILOGUE_DEFAULT;
+    case GemmEpilogue::Fused::relu: return CUBLASLT_EPILOGUE_RELU;
+    case GemmEpilogue::Fused::bias: return CUBLASLT_EPILOGUE_BIAS;
+    case GemmEpilogue::Fused::relu_bias: return CUBLASLT_EPILOGUE_RELU_BIAS;
+  }
+  return CUBLASLT_EPILOGUE_DEFAULT;
+}
+
 /// Workspace offered to the heuristic (NVIDIA recommends 32 MiB on Hopper).
 constexpr std::size_t max_gemm_workspace = std::size_t{32} << 20;
 
@@ -243,6 +309,8 @@ LayoutDesc make_layout(std::int64_t rows, std::int64_t cols, std::int64_t ld, in
 
 struct Gemm::State {
   MatmulDesc op;
+  bool bias = false;  // the epilogue reads a bias (set per run: CUBLASLT_MATMUL_DESC_BIAS_POINTER)
+  std::mutex bias_mutex;  // the pointer is an attribute of `op`: set and call as one
   LayoutDesc a, b, c;  // in cuBLASLt's operand order (see the constructor)
   cublasLtMatmulAlgo_t algo{};
   std::size_t workspace = 0;
@@ -259,10 +327,13 @@ Gemm::Gemm(Device& device, GemmShape const& g, bool allow_tf32) : s_(std::make_u
   check(cublasLtMatmulDescCreate(&op, allow_tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUDA_R_32F), "cublasLtMatmulDescCreate",
         s_->what);
   s_->op.reset(op);
-  if (g.relu) {
-    cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_RELU;
+  if (g.epilogue != GemmEpilogue::Fused::none) {
+    // In cuBLASLt's terms the bias runs along the rows of its D = our C^T (n x m): one per
+    // column of our c, a linear layer's bias.
+    cublasLtEpilogue_t epilogue = cublaslt_epilogue(g.epilogue);
     check(cublasLtMatmulDescSetAttribute(op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof(epilogue)), "cublasLtMatmulDescSetAttribute",
           s_->what);
+    s_->bias = g.epilogue == GemmEpilogue::Fused::bias || g.epilogue == GemmEpilogue::Fused::relu_bias;
   }
   s_->a = make_layout(g.n, g.k, g.n, g.batch, g.stride_b, s_->what);
   s_->b = make_layout(g.k, g.m, g.k, g.batch, g.stride_a, s_->what);
@@ -296,8 +367,14 @@ Gemm::Gemm(Device& device, GemmShape const& g, bool allow_tf32) : s_(std::make_u
 Gemm::~Gemm() = default;
 std::size_t Gemm::workspace_bytes() const { return s_->workspace; }
 
-void Gemm::run(Device& device, cudaStream_t stream, float const* a, float const* b, float* c, void* workspace) const {
+void Gemm::run(Device& device, cudaStream_t stream, float const* a, float const* b, float const* bias, float* c, void* workspace) const {
   float one = 1.f, zero = 0.f;
+  std::unique_lock<std::mutex> lock;
+  if (s_->bias) {  // an attribute of the descriptor, not an argument: set before every call
+    lock = std::unique_lock(s_->bias_mutex);
+    check(cublasLtMatmulDescSetAttribute(s_->op.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias)),
+          "cublasLtMatmulDescSetAttribute", s_->what);
+  }
   check(cublasLtMatmul(device.libraries().cublaslt, s_->op.get(), &one, b, s_->a.get(), a, s_->b.get(), &zero, c, s_->c.get(), c, s_->c.get(),
                        &s_->algo, workspace, s_->workspace, stream),
         "cublasLtMatmul", s_->what);

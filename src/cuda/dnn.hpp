@@ -12,6 +12,7 @@
 #include <string>
 
 #include "autograph/cuda/device.hpp"
+#include "autograph/cuda/epilogue.hpp"
 
 namespace autograph::cuda::dnn {
 
@@ -26,14 +27,19 @@ struct ConvShape {
   std::string key() const;
 };
 
-/// y = conv(x, w).
+/// y = act(conv(x, w) + bias): one cudnnConvolutionBiasActivationForward where cuDNN fuses
+/// the bias and activation (epilogue()), else cudnnConvolutionForward and the rest is the
+/// caller's (epilogue().after, a bias_activation kernel).
 class ConvForward {
  public:
-  /// Chooses the fastest algorithm (measured once per device and shape). @throws CudaError.
-  ConvForward(Device& device, ConvShape const& shape, bool allow_tf32);
+  /// Chooses the fastest algorithm (measured once per device and shape), and how the bias and
+  /// activation run (conv_epilogue, epilogue.hpp). @throws CudaError.
+  ConvForward(Device& device, ConvShape const& shape, bool allow_tf32, bool bias = false, Activation act = Activation::none);
   ~ConvForward();
   std::size_t workspace_bytes() const;
-  void run(Device& device, cudaStream_t stream, float const* x, float const* w, float* y, void* workspace) const;
+  ConvEpilogue const& epilogue() const;
+  /// `bias`: k floats when epilogue().fused is not no (zeros for zero_bias), else ignored.
+  void run(Device& device, cudaStream_t stream, float const* x, float const* w, float const* bias, float* y, void* workspace) const;
 
  private:
   struct State;
@@ -55,14 +61,15 @@ class ConvBackwardData {
 };
 
 /// Row-major c[m,n] = a[m,k] b[k,n], `batch` times with element strides between the
-/// matrices (0: the same matrix every time); relu fused when asked. Alignments are what the
+/// matrices (0: the same matrix every time); a bias (one per column of c) and relu fused as
+/// `epilogue` says (gemm_epilogue, epilogue.hpp). Alignments are what the
 /// pointers are guaranteed (bytes), so the heuristic only offers algorithms that can use them.
 struct GemmShape {
   std::int64_t m = 0, n = 0, k = 0;
   int batch = 1;
   std::int64_t stride_a = 0, stride_b = 0, stride_c = 0;
   std::uint32_t align_a = 4, align_b = 4, align_c = 4;
-  bool relu = false;
+  GemmEpilogue::Fused epilogue = GemmEpilogue::Fused::none;
 };
 
 class Gemm {
@@ -70,7 +77,8 @@ class Gemm {
   Gemm(Device& device, GemmShape const& shape, bool allow_tf32);
   ~Gemm();
   std::size_t workspace_bytes() const;
-  void run(Device& device, cudaStream_t stream, float const* a, float const* b, float* c, void* workspace) const;
+  /// `bias`: n floats when the epilogue has a bias, else ignored.
+  void run(Device& device, cudaStream_t stream, float const* a, float const* b, float const* bias, float* c, void* workspace) const;
 
  private:
   struct State;

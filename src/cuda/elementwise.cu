@@ -135,12 +135,28 @@ __device__ __forceinline__ float activate(float x) {
   else return x;
 }
 
-template <ActCode A>
-__global__ void bias_activation_kernel(float* y, std::int64_t n, std::int64_t channels, std::int64_t inner, float const* __restrict__ bias) {
-  for (std::int64_t i = detail::global_index(); i < n; i += detail::grid_stride()) {
-    float b = bias ? bias[(i / inner) % channels] : 0.f;
-    y[i] = activate<A>(y[i] + b);
+/// y of shape [planes / channels, channels, inner]; grid: geometry::plane_grid. The channel is
+/// found once per plane (block row), the items of a plane index in `Index` (32 bits where
+/// geometry::plane_fits_int32): no 64-bit division per item.
+template <ActCode A, class Index>
+__global__ void bias_activation_kernel(float* y, std::int64_t planes, std::int64_t channels, Index inner, float const* __restrict__ bias) {
+  Index const first = static_cast<Index>(blockIdx.x) * static_cast<Index>(blockDim.x) + static_cast<Index>(threadIdx.x);
+  Index const stride = static_cast<Index>(gridDim.x) * static_cast<Index>(blockDim.x);
+  for (std::int64_t plane = blockIdx.y; plane < planes; plane += gridDim.y) {
+    float const b = bias ? bias[plane % channels] : 0.f;
+    float* p = y + plane * static_cast<std::int64_t>(inner);
+    for (Index i = first; i < inner; i += stride) p[i] = activate<A>(p[i] + b);
   }
+}
+
+template <ActCode A>
+void launch_bias_activation(float* y, std::int64_t planes, std::int64_t channels, std::int64_t inner, float const* bias, cudaStream_t s) {
+  geometry::PlaneGrid g = geometry::plane_grid(planes, inner);
+  dim3 grid(g.x, g.y);
+  if (geometry::plane_fits_int32(inner, g))
+    bias_activation_kernel<A, std::int32_t><<<grid, block_threads, 0, s>>>(y, planes, channels, static_cast<std::int32_t>(inner), bias);
+  else
+    bias_activation_kernel<A, std::int64_t><<<grid, block_threads, 0, s>>>(y, planes, channels, inner, bias);
 }
 
 __global__ void batch_norm_kernel(std::int64_t total, std::int64_t channels, std::int64_t inner, float epsilon, float const* __restrict__ x,
@@ -200,15 +216,17 @@ void binary(BinaryCode op, BroadcastLayout const& l, float const* a, float const
 
 void bias_activation(float* y, std::int64_t outer, std::int64_t channels, std::int64_t inner, float const* bias, ActCode act,
                      cudaStream_t s) {
-  std::int64_t n = outer * channels * inner;
-  if (n == 0 || (!bias && act == ActCode::none)) return;
+  std::int64_t planes = outer * channels;
+  if (planes == 0 || inner == 0 || (!bias && act == ActCode::none)) return;
+  if (!bias) {  // one plane: the activation alone needs no channel
+    inner *= planes;
+    planes = channels = 1;
+  }
   switch (act) {
-    case ActCode::none: bias_activation_kernel<ActCode::none><<<blocks_for(n), block_threads, 0, s>>>(y, n, channels, inner, bias); break;
-    case ActCode::relu: bias_activation_kernel<ActCode::relu><<<blocks_for(n), block_threads, 0, s>>>(y, n, channels, inner, bias); break;
-    case ActCode::sigmoid:
-      bias_activation_kernel<ActCode::sigmoid><<<blocks_for(n), block_threads, 0, s>>>(y, n, channels, inner, bias);
-      break;
-    case ActCode::tanh: bias_activation_kernel<ActCode::tanh><<<blocks_for(n), block_threads, 0, s>>>(y, n, channels, inner, bias); break;
+    case ActCode::none: launch_bias_activation<ActCode::none>(y, planes, channels, inner, bias, s); break;
+    case ActCode::relu: launch_bias_activation<ActCode::relu>(y, planes, channels, inner, bias, s); break;
+    case ActCode::sigmoid: launch_bias_activation<ActCode::sigmoid>(y, planes, channels, inner, bias, s); break;
+    case ActCode::tanh: launch_bias_activation<ActCode::tanh>(y, planes, channels, inner, bias, s); break;
   }
   check_launch("bias_activation kernel");
 }

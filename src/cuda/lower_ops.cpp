@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "autograph/cuda/device.hpp"
+#include "autograph/cuda/epilogue.hpp"
 #include "autograph/cuda/kernels.hpp"
 #include "autograph/cuda/ops.hpp"
 #include "autograph/runtime/cpu/resize.hpp"
@@ -176,7 +177,9 @@ void lower(Conv2D const& op, Lowering& l) {
   s.dilation_w = as_int(l, op.dilation[1], "dilation");
   s.out_h = as_int(l, y[2], "output height");
   s.out_w = as_int(l, y[3], "output width");
-  auto plan = std::make_shared<dnn::ConvForward>(l.device(), s, l.allow_tf32());
+  auto plan = std::make_shared<dnn::ConvForward>(l.device(), s, l.allow_tf32(), bias, op.act);
+  ConvEpilogue const ep = plan->epilogue();
+  bool fused = ep.fused != ConvEpilogue::Fused::no;
   l.require_output_alignment(0, cudnn_alignment);  // cuDNN writes y directly
   std::size_t ws = l.workspace(plan->workspace_bytes());
   std::size_t padded = symmetric ? 0 : l.workspace(static_cast<std::size_t>(x[0] * x[1] * hp * wp) * sizeof(float));
@@ -188,19 +191,24 @@ void lower(Conv2D const& op, Lowering& l) {
   }
   pad.before[2] = pt;
   pad.before[3] = pl;
-  kn::ActCode act = act_code(op.act);
   std::int64_t n = y[0], k = y[1], inner = y[2] * y[3];
   Realign rx = symmetric ? realign(l, 0) : Realign{}, rw = realign(l, 1);  // the pad kernel reads any alignment
-  l.launch("cudnnConvolutionForward", [=](LaunchArgs const& a) {
-    float const* in = aligned(rx, a, 0);
-    if (!symmetric) {
-      auto* p = static_cast<float*>(a.workspace[padded]);
-      kn::pad(pad, 0.f, a.in[0], p, a.stream);
-      in = p;
-    }
-    plan->run(*a.device, a.stream, in, aligned(rw, a, 1), a.out[0], a.workspace[ws]);
-    kn::bias_activation(a.out[0], n, k, inner, bias ? a.in[2] : nullptr, act, a.stream);
+  Realign rb = fused && bias ? realign(l, 2) : Realign{};
+  std::size_t zeros = ep.zero_bias ? l.upload(std::vector<float>(static_cast<std::size_t>(k), 0.f).data(), static_cast<std::size_t>(k) * sizeof(float)) : 0;
+  if (!symmetric)
+    l.launch("pad kernel", [=](LaunchArgs const& a) { kn::pad(pad, 0.f, a.in[0], static_cast<float*>(a.workspace[padded]), a.stream); });
+  // One library call; the bias and activation in it unless cuDNN cannot fuse them (epilogue.hpp).
+  l.launch(std::string(fused ? conv_bias_act_launch : conv_launch), [=](LaunchArgs const& a) {
+    float const* in = symmetric ? aligned(rx, a, 0) : static_cast<float const*>(a.workspace[padded]);
+    float const* b = ep.zero_bias ? static_cast<float const*>(a.uploaded[zeros]) : fused && bias ? aligned(rb, a, 2) : nullptr;
+    plan->run(*a.device, a.stream, in, aligned(rw, a, 1), b, a.out[0], a.workspace[ws]);
   });
+  if (ep.after.needed()) {
+    kn::ActCode act = act_code(ep.after.act);
+    bool kernel_bias = ep.after.bias;
+    l.launch(std::string(bias_activation_launch),
+             [=](LaunchArgs const& a) { kn::bias_activation(a.out[0], n, k, inner, kernel_bias ? a.in[2] : nullptr, act, a.stream); });
+  }
 }
 
 void lower(ConvTranspose2D const& op, Lowering& l) {
@@ -247,9 +255,11 @@ void lower(ConvTranspose2D const& op, Lowering& l) {
   l.launch("cudnnConvolutionBackwardData", [=](LaunchArgs const& a) {
     float* dx = direct ? a.out[0] : static_cast<float*>(a.workspace[full]);
     plan->run(*a.device, a.stream, aligned(rx, a, 0), aligned(rw, a, 1), dx, a.workspace[ws]);
-    if (direct) kn::bias_activation(a.out[0], n, m, inner, bias ? a.in[2] : nullptr, kn::ActCode::none, a.stream);
-    else kn::crop_bias(crop, dx, bias ? a.in[2] : nullptr, a.out[0], a.stream);
+    if (!direct) kn::crop_bias(crop, dx, bias ? a.in[2] : nullptr, a.out[0], a.stream);
   });
+  if (direct && bias)  // cuDNN has no fused backward-data convolution with a bias
+    l.launch(std::string(bias_activation_launch),
+             [=](LaunchArgs const& a) { kn::bias_activation(a.out[0], n, m, inner, a.in[2], kn::ActCode::none, a.stream); });
 }
 
 // ---- matrix products (cuBLASLt) ---------------------------------------------------------------
@@ -260,7 +270,6 @@ void lower(MatMul const& op, Lowering& l) {
   Shape const& ys = l.outputs()[0].shape;
   std::size_t r = ys.rank();
   std::int64_t M = ys[r - 2], N = ys[r - 1], K = as[as.rank() - 1];
-  kn::ActCode act = act_code(op.act);
   std::int64_t total = ys.numel();
   if (K == 0) {  // an empty sum: act(0) everywhere
     float v = op.act == Activation::sigmoid ? 0.5f : 0.f;
@@ -274,10 +283,13 @@ void lower(MatMul const& op, Lowering& l) {
   Ints st_c = scaled(contiguous_strides(dims_of(batch)), M * N);
   std::int64_t batch_n = batch.numel();
 
+  // MatMul has no bias input: relu is fused (CUBLASLT_EPILOGUE_RELU), sigmoid and tanh have no
+  // epilogue and run in a kernel after the product (epilogue.hpp).
+  GemmEpilogue const ep = gemm_epilogue(false, op.act);
   dnn::GemmShape g;
   g.n = N;
   g.k = K;
-  g.relu = op.act == Activation::relu;
+  g.epilogue = ep.fused;
   struct Offsets {
     std::int64_t a, b, c;
   };
@@ -327,11 +339,13 @@ void lower(MatMul const& op, Lowering& l) {
   g.align_c = align(16, g.stride_c, &Offsets::c);
   auto plan = std::make_shared<dnn::Gemm>(l.device(), g, l.allow_tf32());
   std::size_t ws = l.workspace(plan->workspace_bytes());
-  bool epilogue = op.act == Activation::sigmoid || op.act == Activation::tanh;
-  l.launch("cublasLtMatmul", [=](LaunchArgs const& a) {
-    for (auto const& o : outer) plan->run(*a.device, a.stream, a.in[0] + o.a, a.in[1] + o.b, a.out[0] + o.c, a.workspace[ws]);
-    if (epilogue) kn::bias_activation(a.out[0], 1, 1, total, nullptr, act, a.stream);
+  l.launch(std::string(gemm_launch), [=](LaunchArgs const& a) {
+    for (auto const& o : outer) plan->run(*a.device, a.stream, a.in[0] + o.a, a.in[1] + o.b, nullptr, a.out[0] + o.c, a.workspace[ws]);
   });
+  if (ep.after.needed()) {
+    kn::ActCode after = act_code(ep.after.act);
+    l.launch(std::string(bias_activation_launch), [=](LaunchArgs const& a) { kn::bias_activation(a.out[0], 1, 1, total, nullptr, after, a.stream); });
+  }
 }
 
 // ---- pooling, normalisation, softmax, reduce, resize ----------------------------------------

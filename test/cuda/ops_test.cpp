@@ -57,6 +57,41 @@ TEST(CudaOps, Conv2D) {
   }
 }
 
+// Issue 16, defect 1: the bias and activation run inside the library call where cuDNN or
+// cuBLASLt can fuse them (epilogue.hpp; the choice itself is host-tested, Epilogue.*), and a
+// bias_activation kernel follows only for sigmoid and tanh. The lowered graph lists the launches.
+TEST(CudaOps, EpiloguesAreFusedIntoTheLibraryCall) {
+  AUTOGRAPH_REQUIRE_GPU();
+  using Names = std::vector<std::string>;
+  auto launches = [](Graph<> const& g) {
+    Names names;
+    auto lg = lower(g, &testing::gpu().device(), fp32);
+    for (auto const& node : lg->nodes)
+      for (auto const& l : node.launches) names.push_back(l.what);
+    return names;
+  };
+  auto conv = [&](Activation act, bool bias) {
+    Net n;
+    Value x = n.input({1, 8, 12, 12}), w = n.weight({16, 8, 3, 3});
+    Conv2D op{{1, 1}, {1, 1, 1, 1}, {1, 1}, 1, act};
+    return launches(n.done({bias ? n.op(op, {x, w, n.weight({16})}) : n.op(op, {x, w})}));
+  };
+  auto matmul = [&](Activation act) {
+    Net n;
+    return launches(n.done({n.op(MatMul{act}, {n.input({5, 8}), n.weight({8, 4})})}));
+  };
+  EXPECT_EQ(conv(Activation::relu, true), Names{"cudnnConvolutionBiasActivationForward"});
+  EXPECT_EQ(conv(Activation::relu, false), Names{"cudnnConvolutionBiasActivationForward"});
+  EXPECT_EQ(conv(Activation::none, false), Names{"cudnnConvolutionForward"});
+  EXPECT_EQ(conv(Activation::sigmoid, true), (Names{"cudnnConvolutionForward", "bias_activation kernel"}));
+  Names bias_alone = conv(Activation::none, true);  // fused only where IMPLICIT_PRECOMP_GEMM is about as fast
+  EXPECT_TRUE(bias_alone == Names{"cudnnConvolutionBiasActivationForward"} ||
+              bias_alone == (Names{"cudnnConvolutionForward", "bias_activation kernel"}));
+  EXPECT_EQ(matmul(Activation::relu), Names{"cublasLtMatmul"});
+  EXPECT_EQ(matmul(Activation::none), Names{"cublasLtMatmul"});
+  EXPECT_EQ(matmul(Activation::tanh), (Names{"cublasLtMatmul", "bias_activation kernel"}));
+}
+
 TEST(CudaOps, ConvolutionOfAMisalignedView) {
   AUTOGRAPH_REQUIRE_GPU();
   // The second piece of a channel Split starts 25 floats (100 bytes) into its input: cuDNN

@@ -54,4 +54,26 @@ AUTOGRAPH_HOST_DEVICE constexpr std::int64_t item_stride(unsigned blocks, unsign
 /// The loop index stays 64-bit (see the header comment).
 AUTOGRAPH_HOST_DEVICE constexpr bool fits_int32(std::int64_t n) { return n < 2147483647; }
 
+/// The grid of a launch over `planes` planes of `inner` items each (bias_activation: a plane
+/// is one channel of one image): blocks along x cover a plane's items, block rows along y take
+/// the planes (a grid-stride loop over planes in steps of y). A thread then finds its channel
+/// once per plane, not by a 64-bit division per item. y is at most CUDA's 65535 and x * y at
+/// most max_blocks; both loops cover what the grid does not.
+struct PlaneGrid {
+  unsigned x = 1, y = 1;
+};
+/// @pre planes >= 0, inner >= 0
+AUTOGRAPH_HOST_DEVICE constexpr PlaneGrid plane_grid(std::int64_t planes, std::int64_t inner) {
+  unsigned x = blocks_for(inner);
+  std::int64_t rows = max_blocks / x;
+  if (rows > max_grid_yz) rows = max_grid_yz;
+  if (rows > planes) rows = planes;
+  return PlaneGrid{x, static_cast<unsigned>(rows < 1 ? 1 : rows)};
+}
+/// True when the items of a plane index in 32 bits under grid g: the x loop's last index,
+/// below inner plus its stride, fits (the plane's start stays a 64-bit offset).
+AUTOGRAPH_HOST_DEVICE constexpr bool plane_fits_int32(std::int64_t inner, PlaneGrid g) {
+  return fits_int32(inner + item_stride(g.x, block_threads));
+}
+
 }  // namespace autograph::cuda::kernels::geometry

@@ -113,9 +113,12 @@ void pad(PadLayout const& p, float value, float const* x, float* y, cudaStream_t
 }
 
 void bias_activation(float* y, std::int64_t outer, std::int64_t channels, std::int64_t inner, float const* bias, ActCode act, cudaStream_t) {
-  std::int64_t n = outer * channels * inner;
   if (!bias && act == ActCode::none) return;
-  for (std::int64_t i = 0; i < n; ++i) y[i] = activate(act, y[i] + (bias ? bias[(i / inner) % channels] : 0.f));
+  for (std::int64_t plane = 0; plane < outer * channels; ++plane) {  // the GPU kernel's planes: the channel once per plane
+    float b = bias ? bias[plane % channels] : 0.f;
+    float* p = y + plane * inner;
+    for (std::int64_t i = 0; i < inner; ++i) p[i] = activate(act, p[i] + b);
+  }
 }
 
 void crop_bias(CropLayout const& c, float const* full, float const* bias, float* y, cudaStream_t) {

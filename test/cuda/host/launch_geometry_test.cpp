@@ -153,5 +153,47 @@ TEST(LaunchGeometry, SmallLaunchesCoverExactlyTheirItems) {
   }
 }
 
+// bias_activation's grid (issue 16, defect 1): block rows take the planes (a channel of an
+// image) in a grid-stride loop over y, blocks along x the items of a plane, 32-bit inside a
+// plane where plane_fits_int32 says so.
+void expect_plane_grid_covers(std::int64_t planes, std::int64_t inner) {
+  PlaneGrid g = plane_grid(planes, inner);
+  EXPECT_GE(g.y, 1u);
+  EXPECT_LE(static_cast<std::int64_t>(g.y), max_grid_yz) << planes << " planes";
+  EXPECT_LE(static_cast<std::int64_t>(g.x) * g.y, max_blocks) << planes << " x " << inner;
+  expect_within_cuda_limits({g.x, block_threads, block_threads});
+  // Plane p is taken by block row p % y alone, and its loop reaches p.
+  for (std::int64_t p : {std::int64_t{0}, planes / 2, planes - 1}) {
+    std::int64_t row = p % g.y, hits = 0;
+    for (std::int64_t q = row; q < planes; q += g.y) hits += q == p;
+    EXPECT_EQ(hits, 1) << "plane " << p;
+  }
+  if (inner <= 100'000) expect_rows_covered({g.x, block_threads, block_threads}, inner);
+}
+
+TEST(LaunchGeometry, PlaneGridCoversEveryPlaneWithinCudasLimits) {
+  expect_plane_grid_covers(1, 1);
+  expect_plane_grid_covers(32 * 64, 147 * 147);     // Inception-v3's first convolutions, batch 32
+  expect_plane_grid_covers(32 * 2048, 8 * 8);       // 65,536 planes: one more than grid.y can hold
+  expect_plane_grid_covers(10'000'000, 1);          // a bias over a [10^7, 1] matrix
+  expect_plane_grid_covers(1, std::int64_t{1} << 33);  // one plane past 2^32 (an activation alone)
+  EXPECT_EQ(plane_grid(32 * 2048, 64).y, static_cast<unsigned>(max_grid_yz));
+  EXPECT_EQ(plane_grid(5, 1000).y, 5u);
+  EXPECT_EQ(plane_grid(std::int64_t{1} << 20, std::int64_t{1} << 28).y, 1u);  // x alone already at max_blocks
+}
+
+TEST(LaunchGeometry, PlaneItemsIndexInThirtyTwoBitsOnlyWhereTheLoopCannotWrap) {
+  EXPECT_TRUE(plane_fits_int32(147 * 147, plane_grid(32 * 64, 147 * 147)));
+  std::int64_t big = std::numeric_limits<std::int32_t>::max() - 1000;  // fits alone, not with a stride added
+  EXPECT_TRUE(fits_int32(big));
+  EXPECT_FALSE(plane_fits_int32(big, plane_grid(1, big)));
+  EXPECT_FALSE(plane_fits_int32(std::int64_t{1} << 33, plane_grid(1, std::int64_t{1} << 33)));
+  // The largest inner that takes the 32-bit path: its loop's last index still below 2^31 - 1.
+  std::int64_t edge = std::numeric_limits<std::int32_t>::max() - 1 - (std::int64_t{1} << 28);
+  PlaneGrid g = plane_grid(1, edge);
+  EXPECT_TRUE(plane_fits_int32(edge, g));
+  EXPECT_LE(edge + item_stride(g.x, block_threads), std::numeric_limits<std::int32_t>::max() - 1);
+}
+
 }  // namespace
 }  // namespace autograph::cuda::kernels::geometry
