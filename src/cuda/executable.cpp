@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "autograph/cuda/detail/launch_hook.hpp"
 #include "autograph/cuda/device.hpp"
 #include "autograph/cuda/memory_plan.hpp"
 #include "dnn.hpp"
@@ -95,6 +96,28 @@ struct GraphExecutable::Impl {
     }
   }
 
+  /// What node `index`'s launches may touch, for detail::launch_hook (tests only).
+  detail::NodeMemory hook_memory;
+  detail::NodeMemory const& node_memory(std::size_t index, cudaStream_t s) {
+    auto const& n = g->nodes[index];
+    auto const& a = node_args[index];
+    auto& m = hook_memory;
+    m.label = n.label;
+    m.stream = s;
+    m.reads.clear();
+    m.writes.clear();
+    auto bytes = [&](std::uint32_t v) { return static_cast<std::size_t>(g->values[v].desc.bytes()); };
+    for (std::size_t i = 0; i < n.inputs.size(); ++i)
+      if (a.in[i]) m.reads.push_back({a.in[i], bytes(n.inputs[i])});
+    for (std::size_t u = 0; u < n.uploads.size(); ++u)
+      if (a.uploaded[u]) m.reads.push_back({a.uploaded[u], n.uploads[u]->bytes()});
+    for (std::size_t o = 0; o < n.outputs.size(); ++o)
+      if (a.out[o]) m.writes.push_back({a.out[o], bytes(n.outputs[o])});
+    for (std::size_t w = 0; w < a.workspace.size(); ++w)
+      if (a.workspace[w]) m.writes.push_back({a.workspace[w], n.workspaces[w]});
+    return m;
+  }
+
   /// Timing events around every launch, for trace().
   struct Trace {
     std::vector<Event> start, end;  // by index into hb.launches()
@@ -113,6 +136,7 @@ struct GraphExecutable::Impl {
       auto& a = node_args[index];
       a.args.stream = s;
       if (trace) check(cudaEventRecord(trace->start[f].get(), s), "cudaEventRecord", n.label);
+      if (detail::launch_hook) detail::launch_hook(&node_memory(index, s));
       for (auto const& launch : n.launches) {
         try {
           launch.fn(a.args);
@@ -120,6 +144,7 @@ struct GraphExecutable::Impl {
           throw CudaError(n.label + " (" + launch.what + "): " + e.what());
         }
       }
+      if (detail::launch_hook) detail::launch_hook(nullptr);
       if (trace) check(cudaEventRecord(trace->end[f].get(), s), "cudaEventRecord", n.label);
       if (options.sync_each_launch && !capturing)
         check(cudaStreamSynchronize(s), "cudaStreamSynchronize", n.label + " (running its launches)");
