@@ -4,6 +4,7 @@
 #include <autograph/cost/inference_kernels.hpp>
 #include <autograph/cost/roofline.hpp>
 #include <autograph/graph/builder.hpp>
+#include <autograph/models/zoo.hpp>
 #include <gtest/gtest.h>
 
 namespace autograph {
@@ -137,8 +138,11 @@ TEST(Roofline, MatmulsWithFewOutputTilesSplitTheirSumAndConvolutionsDoNot) {
   auto conv = cost_of(RooflineCost(d), g, z);
   // The same GEMM, 64 x 64 x 4096, one tile: cuDNN's convolution runs it on one tile slot of
   // 264; cuBLAS splits K into many tiles and pays for reducing their partial outputs.
+  // Alone on one tile slot, the conv still draws the 64 KB its tile's pipeline keeps in flight
+  // per 0.5 us of DRAM latency (Little's law).
   double bytes = 4.0 * (4096 * 64 + 64 * 4096 + 64 * 64);
-  double unsplit = d.launch_us + std::max(2.0 * 64 * 64 * 4096 / (d.matrix_f32_per_us() / 264), bytes / (d.bytes_per_us() / 264));
+  double share = 65536.0 / (d.bytes_per_us() * 0.5);
+  double unsplit = d.launch_us + std::max(2.0 * 64 * 64 * 4096 / (d.matrix_f32_per_us() / 264), bytes / (d.bytes_per_us() * share));
   EXPECT_NEAR(conv.fill, 1.0 / 264, 1e-12);
   EXPECT_NEAR(conv.us, unsplit, 1e-9);
   EXPECT_GT(mm.fill, 8.0 / 264);
@@ -164,6 +168,53 @@ TEST(Roofline, ThreeByThreeStrideOneConvolutionsRunWinogradWhereCudaCoresCompute
   DeviceSpec const& h100 = devices::H100::spec;
   auto tensor = cost_of(RooflineCost(h100), g, y);
   EXPECT_NEAR(tensor.us, h100.launch_us + 2.0 * 98 * 64 * 64 * 1152 / (h100.matrix_f32_per_us() * 98 / 264), 1e-9);
+}
+
+TEST(Roofline, AKernelDrawsTheBandwidthItsThreadsKeepInFlight) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 64, 17, 17});
+  auto r = b.relu(x);
+  auto big = b.relu(b.input("big", {64, 256, 56, 56}));
+  auto g = b.graph();
+  DeviceSpec const& d = devices::H100::spec;
+  auto small = cost_of(RooflineCost(d), g, r);
+  // 18,496 threads of 270,336 (6.8% of the device) keep 296 KB in flight: by Little's law
+  // 592 KB/us, 20% of the 3 TB/s, three times its fill's share.
+  double fill = 64.0 * 17 * 17 / (2048.0 * 132);
+  double share = fill * 2048 * 132 * 16 / (d.bytes_per_us() * 0.5);
+  EXPECT_NEAR(small.fill, fill, 1e-12);
+  EXPECT_NEAR(small.us, d.launch_us + 2 * 4.0 * 64 * 17 * 17 / (d.bytes_per_us() * share), 1e-9);
+  EXPECT_NEAR(small.bandwidth, share, 1e-12);  // all of its work is moving bytes
+  // A kernel that fills the device draws all of the bandwidth.
+  EXPECT_DOUBLE_EQ(cost_of(RooflineCost(d), g, big).bandwidth, 1.0);
+  // Without a DRAM latency (the CPU descriptions) the share is the fill.
+  DeviceSpec no_latency = d;
+  no_latency.dram_latency_ns = 0;
+  EXPECT_NEAR(RooflineCost::compute(no_latency, g[r.node].op, input_descs(g, r.node), g[r.node].outputs).bandwidth, fill, 1e-12);
+}
+
+TEST(Roofline, SmallerImagesNeverCostMoreThanTileQuantisationExplains) {
+  // Per-kernel costs summed over SqueezeNet: a smaller input never costs more than a larger
+  // one by more than a 64-row tile's rounding can (1%). A share of bandwidth proportional to
+  // fill made 64 x 64 pixels cost more than 224 x 224.
+  auto total = [](std::int64_t side) {
+    models::ModelOptions o;
+    o.resolution = side;
+    Graph<> g = models::build("squeezenet1_1", o);
+    RooflineCost m(devices::H100::spec);
+    double us = 0;
+    auto kernel = kernel_mask(g);
+    for (NodeId id : g.node_ids())
+      if (kernel[id]) us += m.estimate(g[id].op, input_descs(g, id), g[id].outputs).us;
+    return us;
+  };
+  double previous = 0;
+  for (std::int64_t side : {64, 96, 128, 160, 192, 224}) {
+    double us = total(side);
+    EXPECT_GT(us, previous * 0.99) << side;
+    previous = std::max(previous, us);
+  }
+  EXPECT_GT(total(224), total(64));
 }
 
 TEST(Roofline, DepthwiseConvolutionsRunOnCudaCores) {

@@ -112,13 +112,14 @@ TEST(Optimizer, LeavesOutRulesThatMeasureSlowerAndKeepsSearching) {
 TEST(Optimizer, KeepsRulesOfACandidateThatMeasuresFaster) {
   // SqueezeNet: enlarging a fire module's 1x1 expand conv to 3x3 is slower on its own and
   // pays off through merging it with its 3x3 sibling. Round 1's best candidate does both and
-  // measures faster, so enlarge-conv-kernel stays in and every fire module gets both.
+  // measures faster, so its enlargements stay in the graph, each with its merge (on the
+  // simulated H100, in the fire modules whose merged conv beats the two side by side), even
+  // if a later round leaves the rule out of further search.
   auto g = models::build("squeezenet1_1");
   AutoGraphOptimizer opt;
   auto r = opt.optimize(g);
-  EXPECT_EQ(std::ranges::find(r.left_out, "enlarge-conv-kernel"), r.left_out.end());
-  EXPECT_EQ(r.rewrites["enlarge-conv-kernel"], 8u);
-  EXPECT_EQ(r.rewrites["merge-sibling-ops"], 8u);
+  EXPECT_GE(r.rewrites["enlarge-conv-kernel"], 1u);
+  EXPECT_EQ(r.rewrites["merge-sibling-ops"], r.rewrites["enlarge-conv-kernel"]);
 }
 
 TEST(Optimizer, CombiningOffersEachRulesRewritesTogether) {

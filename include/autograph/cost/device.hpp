@@ -33,6 +33,7 @@ struct DeviceSpec {
   double memory_gib = 0;      // device memory, GiB (2^30 bytes); 0: unknown (nothing is checked against it)
   double host_launch_us = 0;  // host time to issue one kernel from a thread, without a CUDA graph (launch.hpp)
   double host_sync_us = 0;    // from the device going idle to the host returning from a synchronization (launch.hpp)
+  double dram_latency_ns = 0; // a load's round trip to DRAM; 0: a kernel's bandwidth is its fill's share (roofline.hpp)
 
   /// Device memory in bytes (0 when unknown).
   constexpr double memory_bytes() const { return memory_gib * 1073741824.0; }
@@ -71,6 +72,12 @@ inline constexpr double host_kernel_launch_us = 3.8;
 // issue (above) and 2.9 us the kernel, so the host returns from a synchronization 2.9 us after
 // the device went idle. Host-side again, so the same for every device.
 inline constexpr double host_synchronize_us = 2.9;
+// DRAM latency, which with Little's law bounds the bandwidth a partly filled device draws
+// (roofline.hpp). Pointer-chasing microbenchmarks put a global-memory load that misses the
+// caches at roughly 400-600 ns on the GPUs described here (Jia et al., "Dissecting the NVIDIA
+// Volta GPU Architecture via Microbenchmarking", 2018, and later editions for Turing and
+// Ampere); no figure was measured here, so every device takes the middle of that range.
+inline constexpr double typical_dram_latency_ns = 500;
 // Memory: the datasheets' "80 GB" and the like are GiB in practice: nvidia-smi reports
 // 81920 MiB for an A100 80GB, 32768 MiB for a V100 32GB, 11264 MiB for an RTX 2080 Ti, and
 // 81559 MiB (H100 80GB) and 143771 MiB (H200 141GB) where a little is reserved. Reading them
@@ -83,7 +90,7 @@ inline constexpr double host_synchronize_us = 2.9;
 struct H100 {
   static constexpr DeviceSpec spec{"H100 SXM", "h100", 132, 2048, 66.9, 494.7, 989.4, 3350,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 80, host_kernel_launch_us, host_synchronize_us};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 80, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns};
 };
 
 /// NVIDIA H200 SXM 141 GB: the H100's GH100 compute (132 SMs, same peaks) with 4.8 TB/s and
@@ -91,7 +98,7 @@ struct H100 {
 struct H200 {
   static constexpr DeviceSpec spec{"H200 SXM", "h200", 132, 2048, 66.9, 494.7, 989.4, 4800,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 141, host_kernel_launch_us, host_synchronize_us};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 141, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns};
 };
 
 /// NVIDIA A100 SXM4 80 GB (Ampere): 108 SMs, 19.5 TFLOP/s FP32, 156 TF32 and 312 FP16 tensor
@@ -99,7 +106,7 @@ struct H200 {
 struct A100 {
   static constexpr DeviceSpec spec{"A100 SXM4 80GB", "a100", 108, 2048, 19.5, 156, 312, 2039,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 80, host_kernel_launch_us, host_synchronize_us};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 80, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns};
 };
 
 /// NVIDIA V100 SXM2 (Volta): 80 SMs, 15.7 TFLOP/s FP32, 125 FP16 tensor TFLOP/s, no TF32,
@@ -108,7 +115,7 @@ struct A100 {
 struct V100 {
   static constexpr DeviceSpec spec{"V100 SXM2", "v100", 80, 2048, 15.7, 0, 125, 900,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 32, host_kernel_launch_us, host_synchronize_us};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 32, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns};
 };
 
 /// NVIDIA GeForce RTX 2080 Ti (Turing TU102, reference clocks): 68 SMs, 1024 resident threads
@@ -118,7 +125,7 @@ struct V100 {
 struct RTX2080Ti {
   static constexpr DeviceSpec spec{"RTX 2080 Ti", "rtx2080ti", 68, 1024, 13.4, 0, 53.8, 616,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 11, host_kernel_launch_us, host_synchronize_us};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 11, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns};
 };
 
 /// NVIDIA Tesla P100 SXM2 (Pascal GP100): 56 SMs, 10.6 TFLOP/s FP32, 21.2 TFLOP/s FP16 on CUDA
@@ -127,7 +134,7 @@ struct RTX2080Ti {
 struct P100 {
   static constexpr DeviceSpec spec{"Tesla P100 SXM2", "p100", 56, 2048, 10.6, 0, 21.2, 732,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 16, host_kernel_launch_us, host_synchronize_us};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 16, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns};
 };
 
 /// NVIDIA Tesla K80 (Kepler GK210), one of its two GPUs, as CUDA sees it: 13 SMX, 2048 resident
@@ -138,7 +145,7 @@ struct P100 {
 struct K80 {
   static constexpr DeviceSpec spec{"Tesla K80 (one GK210)", "k80", 13, 2048, 4.37, 0, 4.37, 240,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 12, host_kernel_launch_us, host_synchronize_us};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 12, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns};
 };
 
 inline constexpr std::array<DeviceSpec, 7> all{H100::spec, H200::spec, A100::spec, V100::spec, RTX2080Ti::spec, P100::spec, K80::spec};

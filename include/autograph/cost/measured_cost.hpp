@@ -151,7 +151,11 @@ class MeasuredCost {
         return roof;
       }
       ++state_->hits;
-      return KernelCost{e->us, e->fill.value_or(roof.fill), std::min(device().launch_us, e->us)};
+      // The bytes the roofline moves, over the measured time: the bandwidth it drew.
+      double latency = std::min(device().launch_us, e->us);
+      double roof_work = roof.us - roof.latency_us, work = e->us - latency;
+      double drawn = work > 0 ? std::min(1.0, roof.bandwidth * roof_work / work) : 0;
+      return KernelCost{e->us, e->fill.value_or(roof.fill), latency, drawn};
     });
   }
 

@@ -25,6 +25,7 @@ struct KernelCost {
   double us = 0;          // standalone time, microseconds (includes latency_us)
   double fill = 0;        // fraction of the device's SMs it occupies while it runs, in (0, 1]
   double latency_us = 0;  // the part of `us` that holds no SMs (launch, ramp-up, drain)
+  double bandwidth = 0;   // fraction of the device's DRAM bandwidth it draws while it works (0: not modelled)
   friend bool operator==(KernelCost const&, KernelCost const&) = default;
 };
 

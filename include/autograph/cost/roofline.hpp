@@ -1,12 +1,15 @@
 #pragma once
 // RooflineCost: a kernel's time from its work and a device's peaks, memoized per signature.
 //
-//   time = latency + max(flops / (rate · fill), bytes / (bandwidth · fill))
-//
 // `fill` is the fraction of the device the kernel occupies (its thread blocks over what the
 // SMs hold at once, capped at 1). A kernel that fills a tenth of the SMs gets a tenth of the
-// device's compute and bandwidth, which is what makes small kernels latency-bound and what
-// the simulated runtime shares out when kernels run concurrently.
+// device's compute, which is what makes small kernels latency-bound and what the simulated
+// runtime shares out when kernels run concurrently. Its bandwidth is what its threads keep in
+// flight allows (Little's law, bandwidth_share()): more than its fill's share, up to all of
+// it; concurrent kernels then share the DRAM bandwidth as well as the SMs
+// (KernelCost::bandwidth).
+//
+//   time = latency + max(flops / (rate · fill), bytes / (bandwidth · share(fill)))
 //
 // Rates per kind of kernel:
 // - Conv2D (groups with >= 8 channels in and out) and MatMul: a GEMM, priced as the fastest
@@ -91,7 +94,7 @@ class RooflineCost {
           Gemm wino = tiled_gemm(d, 16, tiles, k_per_group, c_per_group, d.fp32_per_us(), element, bytes, false);
           if (wino.work_us(d) < best.work_us(d)) best = wino;
         }
-        return finish(d, best.flops, best.bytes, best.rate, best.fill);
+        return finish(d, best.flops, best.bytes, best.rate, best.fill, best.in_flight);
       }
       fill = threads_fill(static_cast<double>(y.numel()));
     } else if (op.is<MatMul>()) {
@@ -101,7 +104,7 @@ class RooflineCost {
       double batch = 1;  // the product of the leading dimensions (not numel / (M*N): M or N may be 0)
       for (std::size_t i = 0; i + 2 < r; ++i) batch *= static_cast<double>(y[i]);
       Gemm best = fastest_gemm(d, batch, static_cast<double>(y[r - 2]), static_cast<double>(y[r - 1]), static_cast<double>(a[a.rank() - 1]), f16, bytes, true);
-      return finish(d, best.flops, best.bytes, best.rate, best.fill);
+      return finish(d, best.flops, best.bytes, best.rate, best.fill, best.in_flight);
     } else if (op.is<Reduce>()) {
       double outputs = static_cast<double>(out[0].numel());
       double per_output = static_cast<double>(in[0].numel()) / std::max(outputs, 1.0);
@@ -121,17 +124,36 @@ class RooflineCost {
   /// One way of running a GEMM: its work, the rate it computes at and the device it fills.
   struct Gemm {
     double flops = 0, bytes = 0, rate = 1, fill = 1;
-    double work_us(DeviceSpec const& d) const { return roofline_work(d, flops, bytes, rate, fill); }
+    double in_flight = 0;  // bytes its tiles keep in flight (0: one load per thread, bandwidth_share())
+    double work_us(DeviceSpec const& d) const { return roofline_work(d, flops, bytes, rate, fill, in_flight); }
   };
 
   static double clamp_fill(DeviceSpec const& d, double fill) { return std::clamp(fill, 1.0 / d.resident_threads(), 1.0); }
-  static double roofline_work(DeviceSpec const& d, double flops, double bytes, double rate, double fill) {
+  static double roofline_work(DeviceSpec const& d, double flops, double bytes, double rate, double fill, double in_flight = 0) {
     fill = clamp_fill(d, fill);
-    return std::max(flops / (rate * fill), bytes / (d.bytes_per_us() * fill));
+    return std::max(flops / (rate * fill), bytes / (d.bytes_per_us() * bandwidth_share(d, fill, in_flight)));
   }
-  static KernelCost finish(DeviceSpec const& d, double flops, double bytes, double rate, double fill) {
-    return KernelCost{d.launch_us + roofline_work(d, flops, bytes, rate, fill), clamp_fill(d, fill), d.launch_us};
+  static KernelCost finish(DeviceSpec const& d, double flops, double bytes, double rate, double fill, double in_flight = 0) {
+    double work = roofline_work(d, flops, bytes, rate, fill, in_flight);
+    double drawn = work > 0 ? std::min(1.0, bytes / d.bytes_per_us() / work) : 0;
+    return KernelCost{d.launch_us + work, clamp_fill(d, fill), d.launch_us, drawn};
   }
+  /// The fraction of the DRAM bandwidth a kernel filling `fill` of the device can draw. By
+  /// Little's law a kernel draws the bytes it keeps in flight per unit of latency: `in_flight`
+  /// bytes, or else one 16-byte load for each of its threads. So a small kernel reaches far
+  /// more than its fill's share of the bandwidth (a few SMs can saturate DRAM), while the SMs
+  /// it holds stay its share of compute. Without a latency (CPU descriptions), the share is the fill.
+  static double bandwidth_share(DeviceSpec const& d, double fill, double in_flight = 0) {
+    if (d.dram_latency_ns <= 0) return fill;
+    if (in_flight <= 0) in_flight = fill * d.resident_threads() * bytes_in_flight_per_thread;
+    return std::min(1.0, in_flight / (d.bytes_per_us() * d.dram_latency_ns / 1000));
+  }
+  static constexpr double bytes_in_flight_per_thread = 16;  // one 128-bit load
+
+  /// What one tile keeps in flight: its shared-memory pipeline, `pipeline_stages` k-steps of
+  /// both operand strips (CUTLASS's multistage GEMMs keep 3-4 stages; 4 x (64 + 64) x 32 floats
+  /// is the 64 KB of shared memory two such tiles per SM fit in).
+  static double tile_in_flight(double element) { return pipeline_stages * 2 * tile * k_step * element; }
 
   /// `batch` GEMMs of m x n x k in 64x64 tiles at `rate`; with `split_k`, K split when that
   /// fills more of the device (the split with the least work). `bytes`: what the op reads and writes.
@@ -140,10 +162,14 @@ class RooflineCost {
     double tiles = batch * std::ceil(m / tile) * std::ceil(n / tile);
     double slots = tiles_per_sm * d.sm_count;
     double flops = 2 * tiles * tile * tile * k;  // the padded problem the tensor cores actually compute
-    Gemm best{flops, bytes, rate, tiles / slots};
+    auto way = [&](double parts, double extra_bytes) {
+      double running = std::min(tiles * parts, slots);
+      return Gemm{flops, bytes + extra_bytes, rate, tiles * parts / slots, running * tile_in_flight(element)};
+    };
+    Gemm best = way(1, 0);
     for (double s = 2; split_k && k / s >= min_split_k && tiles * s / 2 < slots; s *= 2) {
       // Each split writes its partial output and the reduction reads them all back.
-      Gemm split{flops, bytes + 2 * s * batch * m * n * element, rate, tiles * s / slots};
+      Gemm split = way(s, 2 * s * batch * m * n * element);
       if (split.work_us(d) < best.work_us(d)) best = split;
     }
     return best;
@@ -161,7 +187,9 @@ class RooflineCost {
     return best;
   }
 
-  static constexpr double min_split_k = 32;  // K per split: one k-step of a tile
+  static constexpr double k_step = 32;           // K a tile loads per pipeline stage
+  static constexpr double pipeline_stages = 4;   // stages a tile keeps in flight
+  static constexpr double min_split_k = k_step;  // K per split: one k-step of a tile
   static constexpr double gemv_max = 8;      // M or N at most this: a matrix-vector kernel
 
   DeviceSpec device_;

@@ -14,7 +14,10 @@
 // - kernels doing work at the same time share the SMs by the fraction of the device each one
 //   fills: while their fills add up to at most 1 each runs at its standalone speed; beyond
 //   that all of them slow down by the oversubscription (a 30% and a 50% kernel run side by
-//   side at full speed; two 80% kernels each run at 1/1.6 of their speed).
+//   side at full speed; two 80% kernels each run at 1/1.6 of their speed). The DRAM
+//   bandwidth is shared the same way, by the fraction each kernel draws alone
+//   (KernelCost::bandwidth): two memory-bound kernels that each saturate it take as long
+//   side by side as one after the other.
 //
 // Streams come from a schedule policy (Nimble by default) when measure() is given a graph
 // alone, or from the caller's schedule.
@@ -169,10 +172,14 @@ AUTOGRAPH_DEFAULTS_INLINE double Simulator::run(Schedule const& s, std::vector<K
       }
     }
     if (finished == n) break;
-    // Kernels doing work share the SMs: beyond a full device, all slow down alike.
-    double demand = 0;
-    for (std::uint32_t f : active_) demand += cost_[launches[f]->node].fill;
-    double slowdown = std::max(1.0, demand);
+    // Kernels doing work share the SMs and the DRAM bandwidth: beyond a full device or a
+    // saturated memory, all slow down alike.
+    double demand = 0, drawn = 0;
+    for (std::uint32_t f : active_) {
+      demand += cost_[launches[f]->node].fill;
+      drawn += cost_[launches[f]->node].bandwidth;
+    }
+    double slowdown = std::max({1.0, demand, drawn});
     double next = inf;
     for (std::uint32_t f : active_) next = std::min(next, t + rem_[f] * slowdown);
     for (std::uint32_t f : pending_) next = std::min(next, enter_at_[f]);
@@ -282,7 +289,7 @@ std::vector<KernelCost> SimulatedGraph<Set, Model>::costs(Model const& model, Gr
     c[id] = model.estimate(n.op, in, n.outputs);
     // The simulation adds and compares these: a NaN or an infinity would never finish.
     if (!(std::isfinite(c[id].us) && c[id].us >= 0 && std::isfinite(c[id].fill) && c[id].fill >= 0 && std::isfinite(c[id].latency_us) &&
-          c[id].latency_us >= 0))
+          c[id].latency_us >= 0 && std::isfinite(c[id].bandwidth) && c[id].bandwidth >= 0))
       throw Error(model.describe() + " gives " + g.label(id) + " a cost of " + std::to_string(c[id].us) + " us (fill " +
                   std::to_string(c[id].fill) + ", latency " + std::to_string(c[id].latency_us) + " us): not a finite time");
   }

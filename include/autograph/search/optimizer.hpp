@@ -29,9 +29,9 @@
 // the optimizer leaves out of later rounds the rules of that candidate that make the graph
 // slower on their own. Each round measures those rules alone (applied wherever they match)
 // beside the top-k, so a round can also take one rule's graph when it is the fastest. On the
-// simulated H100, merging NasNet-A's parallel separable convolutions estimates 22% cheaper
-// but runs 19% slower, while folding its BatchNorms runs 8% faster: without attribution no
-// round improves. A candidate that measures faster keeps its rules even when one of them is
+// simulated H100 of 2026-11-22 (the roofline before issue 15's changes), merging NasNet-A's
+// parallel separable convolutions estimated 22% cheaper but ran 19% slower, while folding
+// its BatchNorms ran 8% faster: without attribution no round improved. A candidate that measures faster keeps its rules even when one of them is
 // slower alone: SqueezeNet's enlarge-conv-kernel slows a graph by itself and pays off through
 // the merges it enables.
 #include <chrono>

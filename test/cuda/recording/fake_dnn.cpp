@@ -16,6 +16,7 @@ struct cudnnContext {
 struct cudnnTensorStruct {
   int n = 0, c = 0, h = 0, w = 0;
 };
+struct cudnnActivationStruct {};
 struct cudnnFilterStruct {
   int k = 0, c = 0, r = 0, s = 0;
 };
@@ -66,13 +67,14 @@ void found(int requested, int* returned, Perf* perf) {
   *returned = 1;
 }
 
-void conv_call(cudnnHandle_t h, char const* name, void const* in, std::size_t in_bytes, void const* w, std::size_t w_bytes, void* out,
+Call& conv_call(cudnnHandle_t h, char const* name, void const* in, std::size_t in_bytes, void const* w, std::size_t w_bytes, void* out,
                std::size_t out_bytes, void* workspace, std::size_t workspace_bytes) {
   Call& c = recorder().add(Call::Kind::library, name, h->stream);
   c.accesses.push_back({range_of(in, in_bytes), false});
   c.accesses.push_back({range_of(w, w_bytes), false});
   c.accesses.push_back({range_of(out, out_bytes), true});
   if (workspace_bytes > 0) c.accesses.push_back({range_of(workspace, workspace_bytes), true});
+  return c;
 }
 
 }  // namespace
@@ -182,6 +184,29 @@ cudnnStatus_t cudnnConvolutionForward(cudnnHandle_t h, void const*, cudnnTensorD
                                       void const* w, cudnnConvolutionDescriptor_t const, cudnnConvolutionFwdAlgo_t, void* workspace,
                                       std::size_t workspace_bytes, void const*, cudnnTensorDescriptor_t const yd, void* y) {
   conv_call(h, "cudnnConvolutionForward", x, bytes(xd), w, bytes(wd), y, bytes(yd), workspace, workspace_bytes);
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnConvolutionBiasActivationForward(cudnnHandle_t h, void const*, cudnnTensorDescriptor_t const xd, void const* x,
+                                                    cudnnFilterDescriptor_t const wd, void const* w, cudnnConvolutionDescriptor_t const,
+                                                    cudnnConvolutionFwdAlgo_t, void* workspace, std::size_t workspace_bytes,
+                                                    void const* alpha2, cudnnTensorDescriptor_t const zd, void const* z,
+                                                    cudnnTensorDescriptor_t const bd, void const* bias, cudnnActivationDescriptor_t const,
+                                                    cudnnTensorDescriptor_t const yd, void* y) {
+  Call& c = conv_call(h, "cudnnConvolutionBiasActivationForward", x, bytes(xd), w, bytes(wd), y, bytes(yd), workspace, workspace_bytes);
+  c.accesses.push_back({range_of(bias, bytes(bd)), false});
+  // y = act(alpha1 conv(x) + alpha2 z + bias): z is read only when alpha2 is not 0 (float data).
+  if (alpha2 && *static_cast<float const*>(alpha2) != 0) c.accesses.push_back({range_of(z, bytes(zd)), false});
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnCreateActivationDescriptor(cudnnActivationDescriptor_t* d) {
+  *d = new cudnnActivationStruct;
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnSetActivationDescriptor(cudnnActivationDescriptor_t, cudnnActivationMode_t, cudnnNanPropagation_t, double) {
+  return CUDNN_STATUS_SUCCESS;
+}
+cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t d) {
+  delete d;
   return CUDNN_STATUS_SUCCESS;
 }
 cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t, int* count) {

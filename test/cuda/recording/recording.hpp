@@ -14,7 +14,7 @@
 //                           per stream, whether it is capturing (a stream joins a capture by
 //                           waiting for an event recorded in it, as in CUDA)
 //   work on a stream        kernels (__cudaLaunchKernel, the launch nvcc lowers <<<>>> to),
-//                           cudaMemcpyAsync, cudnnConvolutionForward/BackwardData, cublasLtMatmul,
+//                           cudaMemcpyAsync, cudnnConvolutionForward/BackwardData/BiasActivationForward, cublasLtMatmul,
 //                           each with the byte ranges it reads and writes
 //   host-side blocking      cudaMalloc, cudaFree, cudaMemcpy, cudaStreamSynchronize,
 //                           cudaEventSynchronize, cudnnFind*Algorithm (runs and synchronises)
