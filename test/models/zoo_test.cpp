@@ -16,7 +16,7 @@ TEST(Zoo, ListsTheElevenBenchmarkModelsOnceEach) {
     EXPECT_FALSE(m.description.empty());
     EXPECT_EQ(find_model(m.name), &m);
   }
-  EXPECT_EQ(names, (std::set<std::string_view>{"inception_v3", "resnet50", "resnext50_32x4d", "nasnet_a_large", "nasnet_a_mobile",
+  EXPECT_EQ(names, (std::set<std::string_view>{"inception_v3", "resnet34", "resnet50", "resnext50_32x4d", "nasnet_a_large", "nasnet_a_mobile",
                                                 "rnntc_sru", "bert", "bert_encoder_8x1024", "squeezenet1_1", "randwire_ws",
                                                 "vit_b_16"}));
   EXPECT_EQ(find_model("alexnet"), nullptr);

@@ -178,7 +178,8 @@ std::optional<std::string> zoo_model(std::string const& name) {
   // their variants (records that say which carry the zoo's name already).
   static std::map<std::string, std::string> const alias{{"inception v3", "inception_v3"},  {"inception-v3", "inception_v3"},
                                                         {"randwire", "randwire_ws"},       {"nasnet", "nasnet_a_large"},
-                                                        {"squeezenet", "squeezenet1_1"},   {"resnet-50", "resnet50"}};
+                                                        {"squeezenet", "squeezenet1_1"},   {"resnet-50", "resnet50"},
+                                                        {"resnet34", "resnet34"},          {"resnet-34", "resnet34"}};
   auto it = alias.find(lower(trim(name)));
   if (it == alias.end()) return std::nullopt;
   return it->second;

@@ -12,7 +12,7 @@
 //   time = latency + max(flops / (rate · fill), bytes / (bandwidth · share(fill)))
 //
 // Rates per kind of kernel:
-// - Conv2D (groups with >= 8 channels in and out) and MatMul: a GEMM, priced as the fastest
+// - Conv2D (all but depthwise) and MatMul: a GEMM, priced as the fastest
 //   of the kernels cuBLAS and cuDNN choose from for its shape (their heuristics and cudnnFind
 //   pick by speed; each candidate is the roofline of its own work):
 //   - tiled: implicit GEMM on tensor cores (TF32 for float32 where the device has it, FP16 for
@@ -33,7 +33,8 @@
 //     CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, FP32 on CUDA cores, transforms fused in the
 //     kernel): 16 GEMMs, one per point of the transformed 4x4 tile, each with a row per 2x2
 //     output tile: 16/36 of the direct method's multiplies (Lavin and Gray, 2016).
-// - depthwise and thin grouped convolutions: CUDA-core FP32, one thread per output element.
+// - depthwise convolutions: CUDA-core FP32, one thread per output element. Every other
+//   convolution, thin groups and few input channels included, is a GEMM (above).
 // - everything else (elementwise, pooling, normalisation, softmax, concat, split, ...):
 //   CUDA-core FP32, one thread per output element; reductions use a warp per output.
 #include <algorithm>
@@ -84,7 +85,11 @@ class RooflineCost {
       double groups = static_cast<double>(conv->groups);
       double k_per_group = static_cast<double>(w[0]) / groups;
       double c_per_group = static_cast<double>(w[1]);
-      if (k_per_group >= 8 && c_per_group >= 8) {
+      // cuDNN runs a grouped convolution as one implicit GEMM per group, each group's output
+      // channels padded to the tile: ResNeXt-50's groups of 4 to 32 channels compute 64 and
+      // waste up to 15/16 of it (why the AutoGraph paper regroups them). Depthwise
+      // convolutions (one input channel per group) have kernels of their own.
+      if (!(groups > 1 && c_per_group == 1)) {
         double rows = static_cast<double>(y[0] * y[2] * y[3]);
         Gemm best = fastest_gemm(d, groups, rows, k_per_group, c_per_group * static_cast<double>(w[2] * w[3]), f16, bytes, false);
         bool winograd = groups == 1 && w[2] == 3 && w[3] == 3 && conv->stride == std::array<std::int64_t, 2>{1, 1} &&

@@ -1,7 +1,12 @@
 #pragma once
-// ResNet-50 and ResNeXt-50 (32x4d) as torchvision builds them (torchvision.models.resnet):
-// a 7x7/2 stem conv, 3x3/2 max pool, then [3, 4, 6, 3] bottleneck blocks (16 in all) in four
-// stages, global average pool, a 1000-way fully connected layer.
+// ResNet-34, ResNet-50 and ResNeXt-50 (32x4d) as torchvision builds them
+// (torchvision.models.resnet): a 7x7/2 stem conv, 3x3/2 max pool, then [3, 4, 6, 3] blocks
+// (16 in all) in four stages, global average pool, a 1000-way fully connected layer.
+//
+// Basic block (ResNet-34; the stride on the first conv):
+//   y = relu(bn(conv3x3(x, planes, stride)))
+//   y = bn(conv3x3(y, planes))
+//   out = relu(y + shortcut),  shortcut = bn(conv1x1/stride(x)) on the first block of stages 2-4
 //
 // Bottleneck (torchvision's "ResNet v1.5": the stride sits on the 3x3 conv):
 //   y = relu(bn(conv1x1(x, width)))
@@ -11,8 +16,8 @@
 // with width = planes * base_width / 64 * groups: planes for ResNet-50 (groups 1, base 64),
 // 2 * planes for ResNeXt-50 32x4d (groups 32, base 4). Convs have no bias; BatchNorm eps 1e-5.
 //
-// Published sizes (torchvision): resnet50 25,557,032 parameters, 4.09 GMACs at 224;
-// resnext50_32x4d 25,028,904 parameters, 4.23 GMACs.
+// Published sizes (torchvision): resnet34 21,797,672 parameters, 3.67 GMACs at 224; resnet50
+// 25,557,032 parameters, 4.09 GMACs; resnext50_32x4d 25,028,904 parameters, 4.23 GMACs.
 #include <array>
 #include <string>
 
@@ -49,7 +54,19 @@ inline Value bottleneck(GraphBuilder<>& b, Value x, std::int64_t planes, std::in
   return b.relu(b.add(y, shortcut, "add"), "relu3");
 }
 
-inline Graph<> bottleneck_resnet(std::string const& model, ResNetConfig const& c, ModelOptions const& o) {
+inline Value basic_block(GraphBuilder<>& b, Value x, std::int64_t planes, std::int64_t stride) {
+  Value y = b.relu(conv_bn(b, x, planes, 3, stride, 1, "conv1", "bn1"), "relu1");
+  y = conv_bn(b, y, planes, 3, 1, 1, "conv2", "bn2");
+  Value shortcut = x;
+  if (stride != 1 || b.shape(x)[1] != planes) {
+    auto s = b.scope("downsample");
+    shortcut = conv_bn(b, x, planes, 1, stride, 1, "conv", "bn");
+  }
+  return b.relu(b.add(y, shortcut, "add"), "relu2");
+}
+
+/// `basic`: ResNet-34's basic blocks, else bottlenecks.
+inline Graph<> resnet(std::string const& model, ResNetConfig const& c, ModelOptions const& o, bool basic = false) {
   std::int64_t n = batch_of(o, model);
   std::int64_t side = resolution_of(o, model, 224, 1);
   auto b = builder_for(o);
@@ -60,7 +77,8 @@ inline Graph<> bottleneck_resnet(std::string const& model, ResNetConfig const& c
   for (std::size_t stage = 0; stage < 4; ++stage)
     for (int i = 0; i < c.blocks[stage]; ++i) {
       auto s = b.scope("layer" + std::to_string(stage + 1) + "." + std::to_string(i));
-      x = bottleneck(b, x, planes[stage], i == 0 && stage > 0 ? 2 : 1, c);
+      std::int64_t stride = i == 0 && stage > 0 ? 2 : 1;
+      x = basic ? basic_block(b, x, planes[stage], stride) : bottleneck(b, x, planes[stage], stride, c);
     }
   x = flatten(b, b.global_avg_pool(x, "avgpool"));
   Value logits = b.linear(x, c.num_classes, true, Activation::none, "fc");
@@ -69,12 +87,15 @@ inline Graph<> bottleneck_resnet(std::string const& model, ResNetConfig const& c
 
 }  // namespace detail
 
+/// ResNet-34, input [batch, 3, 224, 224] by default (the MetaFlow paper's ResNet34).
+inline Graph<> resnet34(ModelOptions const& o = {}) { return detail::resnet("resnet34", {}, o, true); }
+
 /// ResNet-50, input [batch, 3, 224, 224] by default.
-inline Graph<> resnet50(ModelOptions const& o = {}) { return detail::bottleneck_resnet("resnet50", {}, o); }
+inline Graph<> resnet50(ModelOptions const& o = {}) { return detail::resnet("resnet50", {}, o); }
 
 /// ResNeXt-50 (32x4d): ResNet-50 with grouped 3x3 convolutions, 32 groups of width 4 (x stage).
 inline Graph<> resnext50_32x4d(ModelOptions const& o = {}) {
-  return detail::bottleneck_resnet("resnext50_32x4d", {.groups = 32, .width_per_group = 4}, o);
+  return detail::resnet("resnext50_32x4d", {.groups = 32, .width_per_group = 4}, o);
 }
 
 }  // namespace autograph::models

@@ -42,6 +42,8 @@ inline std::span<ModelInfo const> zoo_table() {
       {"inception_v3", "Inception-v3: 11 Inception blocks with 1x7/7x1 and 1x3/3x1 factorized branches (torchvision layout)",
        "[1,3,299,299]", &inception_v3, 27161264 - 3326696, 5.71e9,
        "torchvision: 27,161,264 parameters with the training-only aux classifier (3,326,696), 5.71 GMACs"},
+      {"resnet34", "ResNet-34: 16 basic blocks with downsample convs (torchvision)", "[1,3,224,224]", &resnet34, 21797672, 3.67e9,
+       "torchvision: 21,797,672 parameters, 3.67 GMACs"},
       {"resnet50", "ResNet-50: 16 bottleneck blocks with downsample convs (torchvision)", "[1,3,224,224]", &resnet50, 25557032, 4.09e9,
        "torchvision: 25,557,032 parameters, 4.09 GMACs"},
       {"resnext50_32x4d", "ResNeXt-50 (32x4d): 16 bottleneck blocks with grouped 3x3 convs, 32 groups (torchvision)",
