@@ -40,29 +40,26 @@ inline Value conv_bn(GraphBuilder<>& b, Value x, std::int64_t out, std::int64_t 
   return b.batch_norm(y, 1e-5f, bn);
 }
 
+/// x itself, or a strided 1x1 conv + BN to `out` channels where the block changes its shape.
+inline Value shortcut(GraphBuilder<>& b, Value x, std::int64_t out, std::int64_t stride) {
+  if (stride == 1 && b.shape(x)[1] == out) return x;
+  auto s = b.scope("downsample");
+  return conv_bn(b, x, out, 1, stride, 1, "conv", "bn");
+}
+
 inline Value bottleneck(GraphBuilder<>& b, Value x, std::int64_t planes, std::int64_t stride, ResNetConfig const& c) {
   std::int64_t width = planes * c.width_per_group / 64 * c.groups;
   std::int64_t out = planes * 4;
   Value y = b.relu(conv_bn(b, x, width, 1, 1, 1, "conv1", "bn1"), "relu1");
   y = b.relu(conv_bn(b, y, width, 3, stride, c.groups, "conv2", "bn2"), "relu2");
   y = conv_bn(b, y, out, 1, 1, 1, "conv3", "bn3");
-  Value shortcut = x;
-  if (stride != 1 || b.shape(x)[1] != out) {
-    auto s = b.scope("downsample");
-    shortcut = conv_bn(b, x, out, 1, stride, 1, "conv", "bn");
-  }
-  return b.relu(b.add(y, shortcut, "add"), "relu3");
+  return b.relu(b.add(y, shortcut(b, x, out, stride), "add"), "relu3");
 }
 
 inline Value basic_block(GraphBuilder<>& b, Value x, std::int64_t planes, std::int64_t stride) {
   Value y = b.relu(conv_bn(b, x, planes, 3, stride, 1, "conv1", "bn1"), "relu1");
   y = conv_bn(b, y, planes, 3, 1, 1, "conv2", "bn2");
-  Value shortcut = x;
-  if (stride != 1 || b.shape(x)[1] != planes) {
-    auto s = b.scope("downsample");
-    shortcut = conv_bn(b, x, planes, 1, stride, 1, "conv", "bn");
-  }
-  return b.relu(b.add(y, shortcut, "add"), "relu2");
+  return b.relu(b.add(y, shortcut(b, x, planes, stride), "add"), "relu2");
 }
 
 /// `basic`: ResNet-34's basic blocks, else bottlenecks.
