@@ -32,7 +32,7 @@ Scratch scratch_of(AttentionProblem const& p, AttentionConfig const& c) {
   std::int64_t const w2 = 2 * c.vector_width;
   std::int64_t const dv_pad = round_up(p.dv, c.vector_width);
   std::int64_t const bk = std::min(c.block_k, round_up(p.tk, w2));
-  std::int64_t const s_cols = c.sketch == AttentionSketch::whole_row ? round_up(p.tk, w2) : bk;
+  std::int64_t const s_cols = c.sketch == AttentionSketch::whole_row ? round_up(p.tk, c.vector_width) : bk;
   Scratch s{};
   s.q = round_up(c.block_q * p.d, 16);
   s.k = round_up(p.d * bk, 16);
@@ -53,125 +53,10 @@ struct Args {
   Scratch scratch;
 };
 
-// ---- register tiles ---------------------------------------------------------------------------
-
-/// s[r][0 .. 2W) = q[r] . kp[:, 0 .. 2W) for R rows: per step of the inner dimension, two key
-/// vectors loaded once feed 2R fused multiply-adds with R broadcast query values.
-template <int W, int R>
-[[gnu::always_inline]] inline void score_tile(float const* q, std::int64_t ldq, float const* kp, std::int64_t ldk, std::int64_t d, float* s,
-                                              std::int64_t lds) {
-  using V = simd::vf<W>;
-  V acc[R][2];
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = V{};
-  for (std::int64_t x = 0; x < d; ++x) {
-    V k0 = simd::load<W>(kp + x * ldk), k1 = simd::load<W>(kp + x * ldk + W);
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-      V qr = simd::broadcast<W>(q[r * ldq + x]);
-      acc[r][0] += qr * k0;
-      acc[r][1] += qr * k1;
-    }
-  }
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r) {
-    simd::store<W>(s + r * lds, acc[r][0]);
-    simd::store<W>(s + r * lds + W, acc[r][1]);
-  }
-}
-
-/// o[r][0 .. C W) += sum_j p[r][j] v[j][0 .. C W) for R rows and n keys: C value vectors loaded
-/// once per key feed R C fused multiply-adds.
-template <int W, int R, int C>
-[[gnu::always_inline]] inline void value_tile(float const* p, std::int64_t ldp, float const* v, std::int64_t ldv, std::int64_t n, float* o,
-                                              std::int64_t ldo) {
-  using V = simd::vf<W>;
-  V acc[R][C];
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-    for (int c = 0; c < C; ++c) acc[r][c] = simd::load<W>(o + r * ldo + c * W);
-  for (std::int64_t j = 0; j < n; ++j) {
-    V vj[C];
-#pragma GCC unroll 4
-    for (int c = 0; c < C; ++c) vj[c] = simd::load<W>(v + j * ldv + c * W);
-#pragma GCC unroll 8
-    for (int r = 0; r < R; ++r) {
-      V pr = simd::broadcast<W>(p[r * ldp + j]);
-#pragma GCC unroll 4
-      for (int c = 0; c < C; ++c) acc[r][c] += pr * vj[c];
-    }
-  }
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-    for (int c = 0; c < C; ++c) simd::store<W>(o + r * ldo + c * W, acc[r][c]);
-}
-
-/// Value vectors per register tile of R rows: as many as fit the vector registers (32 with
-/// AVX-512, 16 otherwise) beside the R x C accumulators and the C loaded vectors, at most 4.
-template <int W, int R>
-constexpr int value_columns() {
-  constexpr int registers = W == 16 ? 32 : 16;
-  constexpr int c = (registers - 1) / (R + 1);
-  return c < 1 ? 1 : (c > 4 ? 4 : c);
-}
-
-/// Scores of `rows` rows (q already scaled) against `cols` packed keys (a multiple of 2W).
-template <int W, int R>
-[[gnu::always_inline]] inline void score_rows(float const* q, std::int64_t d, float const* kp, std::int64_t cols, float* s,
-                                              std::int64_t lds) {
-  for (std::int64_t c = 0; c < cols; c += 2 * W) score_tile<W, R>(q, d, kp + c, cols, d, s + c, lds);
-}
-
-template <int W>
-[[gnu::always_inline]] inline void scores(std::int64_t unroll, std::int64_t rows, float const* q, std::int64_t d, float const* kp,
-                                          std::int64_t cols, float* s, std::int64_t lds) {
-  std::int64_t r = 0;
-  // Tiles of `unroll` rows, then the remainder in tiles of 4, 2, 1.
-  for (std::int64_t tile : {std::int64_t{8}, std::int64_t{4}, std::int64_t{2}, std::int64_t{1}}) {
-    if (tile > unroll) continue;
-    for (; r + tile <= rows; r += tile) {
-      float const* qr = q + r * d;
-      float* sr = s + r * lds;
-      if (tile == 8) score_rows<W, 8>(qr, d, kp, cols, sr, lds);
-      else if (tile == 4) score_rows<W, 4>(qr, d, kp, cols, sr, lds);
-      else if (tile == 2) score_rows<W, 2>(qr, d, kp, cols, sr, lds);
-      else score_rows<W, 1>(qr, d, kp, cols, sr, lds);
-    }
-  }
-}
-
-template <int W, int R>
-[[gnu::always_inline]] inline void value_rows(float const* p, std::int64_t ldp, float const* v, std::int64_t ldv, std::int64_t n, float* o,
-                                              std::int64_t ldo, std::int64_t dv_pad) {
-  constexpr int C = value_columns<W, R>();
-  std::int64_t c = 0;
-  for (; c + C * W <= dv_pad; c += C * W) value_tile<W, R, C>(p, ldp, v + c, ldv, n, o + c, ldo);
-  for (; c < dv_pad; c += W) value_tile<W, R, 1>(p, ldp, v + c, ldv, n, o + c, ldo);
-}
-
-template <int W>
-[[gnu::always_inline]] inline void values(std::int64_t unroll, std::int64_t rows, float const* p, std::int64_t ldp, float const* v,
-                                          std::int64_t ldv, std::int64_t n, float* o, std::int64_t ldo, std::int64_t dv_pad) {
-  std::int64_t r = 0;
-  for (std::int64_t tile : {std::int64_t{8}, std::int64_t{4}, std::int64_t{2}, std::int64_t{1}}) {
-    if (tile > unroll) continue;
-    for (; r + tile <= rows; r += tile) {
-      float const* pr = p + r * ldp;
-      float* orow = o + r * ldo;
-      if (tile == 8) value_rows<W, 8>(pr, ldp, v, ldv, n, orow, ldo, dv_pad);
-      else if (tile == 4) value_rows<W, 4>(pr, ldp, v, ldv, n, orow, ldo, dv_pad);
-      else if (tile == 2) value_rows<W, 2>(pr, ldp, v, ldv, n, orow, ldo, dv_pad);
-      else value_rows<W, 1>(pr, ldp, v, ldv, n, orow, ldo, dv_pad);
-    }
-  }
-}
-
 // ---- packing --------------------------------------------------------------------------------
 
-/// kp[x][j] = key x of key t0 + j, for n keys, zero up to `cols`: the keys of a block as
-/// contiguous vectors whatever the key's layout (walking the source along its unit stride).
+/// kp[x][j] = element x of key t0 + j, for n keys, zero up to `cols`, walking the source along
+/// its unit stride.
 inline void pack_keys(Args const& a, std::int64_t b, std::int64_t t0, std::int64_t n, std::int64_t cols, float* kp) {
   AttentionProblem const& p = a.p;
   float const* k = a.k + b * p.k_stride_batch + t0 * p.k_stride_t;
@@ -215,118 +100,28 @@ inline void add_mask(Args const& a, std::int64_t b, std::int64_t q0, std::int64_
     for (std::int64_t j = 0; j < n; ++j) s[r * lds + j] += log2e * m[r * p.mask_stride_q + j * p.mask_stride_k];
 }
 
-// ---- one work item --------------------------------------------------------------------------
-
-/// The queries q0 .. q0 + rows of batch entry b: scores in base 2 (q scaled by scale log2 e),
-/// so that the softmax's exponentials are exp2.
-template <int W>
-[[gnu::always_inline]] inline void attention_item(Args const& a, std::int64_t b, std::int64_t qb, float* ws) {
-  AttentionProblem const& p = a.p;
-  AttentionConfig const& c = a.c;
-  constexpr std::int64_t W2 = 2 * W;
-  std::int64_t const q0 = qb * c.block_q, rows = std::min(c.block_q, p.tq - q0);
-  std::int64_t const dv_pad = round_up(p.dv, W);
-  std::int64_t const bk = std::min(c.block_k, round_up(p.tk, W2));
-  float* qp = ws;
-  float* kp = qp + a.scratch.q;
-  float* vp = kp + a.scratch.k;
-  float* s = vp + a.scratch.v;
-  float* o = s + a.scratch.s;
-  float* row_max = o + a.scratch.o;
-  float* row_sum = row_max + c.block_q;
-
-  float const qscale = p.scale * log2e;
-  float const* qsrc = a.q + (b * p.tq + q0) * p.d;
-  for (std::int64_t i = 0; i < rows * p.d; ++i) qp[i] = qsrc[i] * qscale;
-  std::fill(o, o + rows * dv_pad, 0.f);
-  float const ninf = -std::numeric_limits<float>::infinity();
-
-  if (c.sketch == AttentionSketch::streamed) {
-    std::fill(row_max, row_max + rows, ninf);
-    std::fill(row_sum, row_sum + rows, 0.f);
-    for (std::int64_t t0 = 0; t0 < p.tk; t0 += bk) {
-      std::int64_t const n = std::min(bk, p.tk - t0), cols = round_up(n, W2);
-      pack_keys(a, b, t0, n, cols, kp);
-      scores<W>(c.unroll, rows, qp, p.d, kp, cols, s, cols);
-      if (p.has_mask) add_mask(a, b, q0, rows, t0, n, s, cols);
-      // Online softmax (FlashAttention, Alg. 1 lines 9-12): the block's maximum joins the
-      // running one; what was summed and accumulated under the old maximum is rescaled.
-      for (std::int64_t r = 0; r < rows; ++r) {
-        float* sr = s + r * cols;
-        std::fill(sr + n, sr + cols, ninf);
-        simd::vf<W> mv = simd::load<W>(sr);
-        for (std::int64_t j = W; j < cols; j += W) {
-          simd::vf<W> x = simd::load<W>(sr + j);
-          mv = x > mv ? x : mv;
-        }
-        float const m_new = std::max(row_max[r], simd::max_of<W>(mv));
-        if (m_new == ninf) {  // every score so far masked out: nothing to add
-          std::fill(sr, sr + cols, 0.f);
-          continue;
-        }
-        simd::vf<W> sum{};
-        for (std::int64_t j = 0; j < cols; j += W) {
-          simd::vf<W> e = simd::exp2<W>(simd::load<W>(sr + j) - m_new);
-          simd::store<W>(sr + j, e);
-          sum += e;
-        }
-        float const correction = std::exp2(row_max[r] - m_new);  // 0 while the old maximum was -inf
-        row_sum[r] = row_sum[r] * correction + simd::sum_of<W>(sum);
-        row_max[r] = m_new;
-        if (correction != 1.f)
-          for (std::int64_t j = 0; j < dv_pad; j += W) simd::store<W>(o + r * dv_pad + j, simd::load<W>(o + r * dv_pad + j) * correction);
-      }
-      std::int64_t ldv = 0;
-      float const* vb = values_of(a, b, t0, n, dv_pad, vp, ldv);
-      values<W>(c.unroll, rows, s, cols, vb, ldv, n, o, dv_pad, dv_pad);
-    }
-  } else {
-    std::int64_t const lds = round_up(p.tk, W2);
-    for (std::int64_t t0 = 0; t0 < p.tk; t0 += bk) {
-      std::int64_t const n = std::min(bk, p.tk - t0), cols = round_up(n, W2);
-      pack_keys(a, b, t0, n, cols, kp);
-      scores<W>(c.unroll, rows, qp, p.d, kp, cols, s + t0, lds);
-      if (p.has_mask) add_mask(a, b, q0, rows, t0, n, s + t0, lds);
-    }
-    for (std::int64_t r = 0; r < rows; ++r) {
-      float* sr = s + r * lds;
-      std::fill(sr + p.tk, sr + lds, ninf);
-      simd::vf<W> mv = simd::load<W>(sr);
-      for (std::int64_t j = W; j < lds; j += W) {
-        simd::vf<W> x = simd::load<W>(sr + j);
-        mv = x > mv ? x : mv;
-      }
-      float const m = simd::max_of<W>(mv);
-      simd::vf<W> sum{};
-      for (std::int64_t j = 0; j < lds; j += W) {
-        simd::vf<W> e = simd::exp2<W>(simd::load<W>(sr + j) - m);  // all -inf: -inf - -inf is NaN, as the unfused softmax gives
-        simd::store<W>(sr + j, e);
-        sum += e;
-      }
-      row_sum[r] = simd::sum_of<W>(sum);
-    }
-    for (std::int64_t t0 = 0; t0 < p.tk; t0 += bk) {
-      std::int64_t const n = std::min(bk, p.tk - t0);
-      std::int64_t ldv = 0;
-      float const* vb = values_of(a, b, t0, n, dv_pad, vp, ldv);
-      values<W>(c.unroll, rows, s + t0, lds, vb, ldv, n, o, dv_pad, dv_pad);
-    }
-  }
-  float* dst = a.out + (b * p.tq + q0) * p.dv;
-  for (std::int64_t r = 0; r < rows; ++r) {
-    float const inv = 1.f / row_sum[r];  // 0 when every score was masked out: NaN, as the unfused softmax gives
-    for (std::int64_t j = 0; j < p.dv; ++j) dst[r * p.dv + j] = o[r * dv_pad + j] * inv;
-  }
-}
-
-// One work item per vector width, each compiled for the instructions that width needs.
-__attribute__((target("avx512f,avx2,fma"))) void attention_item_16(Args const& a, std::int64_t b, std::int64_t qb, float* ws) {
-  attention_item<16>(a, b, qb, ws);
-}
-__attribute__((target("avx2,fma"))) void attention_item_8(Args const& a, std::int64_t b, std::int64_t qb, float* ws) {
-  attention_item<8>(a, b, qb, ws);
-}
-void attention_item_4(Args const& a, std::int64_t b, std::int64_t qb, float* ws) { attention_item<4>(a, b, qb, ws); }
+// The work item once per instruction set: AVX-512 (16 lanes), AVX2 with FMA (8), and SSE2 (4,
+// every x86-64), each in its own target region and namespace (simd.hpp says why).
+using simd::vf;
+using simd::vi;
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx2,fma")
+namespace avx512 {
+#include "simd_ops.inc"
+#include "attention_item.inc"
+}  // namespace avx512
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace avx2 {
+#include "simd_ops.inc"
+#include "attention_item.inc"
+}  // namespace avx2
+#pragma GCC pop_options
+namespace sse2 {
+#include "simd_ops.inc"
+#include "attention_item.inc"
+}  // namespace sse2
 
 std::string problem_error(AttentionProblem const& p, std::string const& why) { return p.to_string() + ": " + why; }
 
@@ -436,7 +231,7 @@ std::string Attention::why_invalid(Problem const& p, Config const& c) {
     return "block_k " + str(c.block_k) + " is not a multiple of 2 x vector_width " + str(c.vector_width);
   if (c.threads < 1 || c.threads > available_cores()) return "threads " + str(c.threads) + " outside 1 .. " + str(available_cores()) + " cores";
   if (c.sketch == AttentionSketch::whole_row) {
-    std::int64_t bytes = c.block_q * round_up(p.tk, 2 * c.vector_width) * std::int64_t{sizeof(float)};
+    std::int64_t bytes = c.block_q * round_up(p.tk, c.vector_width) * std::int64_t{sizeof(float)};
     if (bytes > score_buffer_limit)
       return "whole_row: block_q " + str(c.block_q) + " x tk " + str(p.tk) + " scores take " + str(bytes) + " bytes > " +
              str(score_buffer_limit) + " (L2)";
@@ -449,7 +244,7 @@ std::vector<float> Attention::features(Problem const& p, Config const& c) {
   std::int64_t const bk = std::min(c.block_k, round_up(p.tk, 2 * c.vector_width));
   std::int64_t const k_blocks = ceil_div(p.tk, bk);
   std::int64_t cols = 0;  // scores computed per query row, padding included
-  for (std::int64_t t0 = 0; t0 < p.tk; t0 += bk) cols += round_up(std::min(bk, p.tk - t0), 2 * c.vector_width);
+  for (std::int64_t t0 = 0; t0 < p.tk; t0 += bk) cols += round_up(std::min(bk, p.tk - t0), c.vector_width);
   double const bq = static_cast<double>(p.batch * p.tq);
   double const flops = bq * static_cast<double>(p.tk) * (2.0 * static_cast<double>(p.d + p.dv) + 4.0);  // two products, exp, sum, max
   double bytes = 4.0 * static_cast<double>(p.batch) * static_cast<double>(p.tq * p.d + p.tk * p.d + p.tk * p.dv + p.tq * p.dv);
@@ -502,7 +297,7 @@ void attention(AttentionProblem const& p, AttentionConfig const& c, float const*
                                      std::to_string(attention_workspace_floats(p, c)) + " needed"));
   Args const a{p, c, q, k, v, mask, out, scratch_of(p, c)};
   void (*item)(Args const&, std::int64_t, std::int64_t, float*) =
-      c.vector_width == 16 ? attention_item_16 : c.vector_width == 8 ? attention_item_8 : attention_item_4;
+      c.vector_width == 16 ? avx512::attention_item<16> : c.vector_width == 8 ? avx2::attention_item<8> : sse2::attention_item<4>;
   std::int64_t const q_blocks = ceil_div(p.tq, c.block_q), items = p.batch * q_blocks;
   float* ws = workspace.data();
   if (c.threads == 1) {
