@@ -108,6 +108,7 @@ using simd::vi;
 #pragma GCC target("avx512f,avx2,fma")
 namespace avx512 {
 #include "simd_ops.inc"
+#include "tiles.inc"
 #include "attention_item.inc"
 }  // namespace avx512
 #pragma GCC pop_options
@@ -115,11 +116,13 @@ namespace avx512 {
 #pragma GCC target("avx2,fma")
 namespace avx2 {
 #include "simd_ops.inc"
+#include "tiles.inc"
 #include "attention_item.inc"
 }  // namespace avx2
 #pragma GCC pop_options
 namespace sse2 {
 #include "simd_ops.inc"
+#include "tiles.inc"
 #include "attention_item.inc"
 }  // namespace sse2
 
