@@ -134,8 +134,9 @@ struct Node {
   }
 };
 
-/// MatMul, [Scale,] Softmax, MatMul as ViT's graph has them (with_scale), or without the Scale.
-void unfused(benchmark::State& state, bool with_scale) {
+/// MatMul, [Scale,] Softmax, MatMul as ViT's graph has them (with_scale), or without the Scale;
+/// only node `only` of the chain when it is >= 0 (where the unfused time goes).
+void unfused(benchmark::State& state, bool with_scale, int only = -1) {
   std::int64_t const heads = state.range(0);
   Heads h(heads);
   TensorDesc const q{Shape{1, heads, tokens, head_dim}}, kt{Shape{1, heads, head_dim, tokens}}, v{Shape{1, heads, tokens, head_dim}};
@@ -152,12 +153,18 @@ void unfused(benchmark::State& state, bool with_scale) {
   chain.push_back(std::make_unique<Node>(MatMul{}, std::vector{scores, v}, std::vector<float const*>{p.data(), h.v.data()}, h.out.data()));
   int const before = omp_get_max_threads();
   omp_set_num_threads(cores());  // what the runtime sets around each kernel (cpu/kernel.hpp)
+  for (auto const& n : chain) n->run();  // every intermediate written once, also when one node is timed
   for (auto _ : state) {
-    for (auto const& n : chain) n->run();
+    if (only >= 0) chain[static_cast<std::size_t>(only)]->run();
+    else
+      for (auto const& n : chain) n->run();
     benchmark::ClobberMemory();
   }
   omp_set_num_threads(before);
-  state.SetLabel(with_scale ? "oneDNN matmul, scale, softmax, matmul" : "oneDNN matmul, softmax, matmul");
+  char const* steps[] = {"oneDNN matmul q@kT", "oneDNN scale", "oneDNN softmax", "oneDNN matmul p@v"};
+  state.SetLabel(only >= 0   ? steps[only]
+                 : with_scale ? "oneDNN matmul, scale, softmax, matmul"
+                              : "oneDNN matmul, softmax, matmul");
 }
 
 void BM_UnfusedWithScale(benchmark::State& state) { unfused(state, true); }
@@ -165,6 +172,10 @@ BENCHMARK(BM_UnfusedWithScale)->Arg(12)->Arg(16)->UseRealTime()->Unit(benchmark:
 
 void BM_UnfusedNoScale(benchmark::State& state) { unfused(state, false); }
 BENCHMARK(BM_UnfusedNoScale)->Arg(12)->Arg(16)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+/// One node of the chain with the scale: 0 matmul q@kT, 1 scale, 2 softmax, 3 matmul p@v.
+void BM_UnfusedStep(benchmark::State& state) { unfused(state, true, static_cast<int>(state.range(1))); }
+BENCHMARK(BM_UnfusedStep)->ArgsProduct({{12, 16}, {0, 1, 2, 3}})->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace autograph

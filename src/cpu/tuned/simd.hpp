@@ -12,6 +12,7 @@
 #pragma GCC diagnostic ignored "-Wpsabi"
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace autograph::cpu::tuned::simd {
 
