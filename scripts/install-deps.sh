@@ -4,12 +4,13 @@
 set -euo pipefail
 # ocl-icd-opencl-dev: Debian's oneDNN is built with its OpenCL GPU runtime, and its CMake
 # package (dnnl-config.cmake) requires OpenCL; libdnnl-dev only recommends it, and recommends
-# are not installed here.
+# are not installed here. libxgboost-dev: the tuner's cost model (autograph::tuning).
 packages=(
   cmake g++ make ninja-build
   libboost1.81-dev librange-v3-dev libgtest-dev libgmock-dev libbenchmark-dev
   libopenblas-dev libdnnl-dev ocl-icd-opencl-dev nlohmann-json3-dev libcli11-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata python3-onnx
+  libxgboost-dev
   "$@"
 )
 missing=()
