@@ -18,7 +18,7 @@
 //    Measured on the synthetic kernel of test/tuning/ (20 seeds, 200 trials): Eq. 5 stalled at
 //    1.1-1.4x the optimum in 2 to 4 of 20 runs (a vector width 5% better, hidden behind tile
 //    choices that vary as much), the rank loss reached within 5% in all 20. That comparison is
-//    why the rank loss is the default; the loss is an option, and the tests run both.
+//    why the rank loss is the default; the loss is an option, and the cost model's tests check both.
 // Eq. 5 sums the model over a program's innermost statements (Ansor's per-statement features);
 // a kernel here gives one feature vector per configuration, so the sum has one term.
 #include <cmath>
