@@ -59,8 +59,8 @@ struct TuningTask {
 
 /// What the tuner reports after each round (the CLI prints it).
 struct TuneProgress {
-  std::string_view kernel;
-  std::string_view signature;
+  std::string_view kernel;          // K::name
+  std::string signature;
   std::size_t task = 0, tasks = 0;
   std::size_t task_trials = 0;      // this problem's measurements in this run
   std::size_t trials = 0;           // all problems' measurements in this run
