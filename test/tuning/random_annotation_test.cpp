@@ -1,12 +1,11 @@
 // Random annotation and the search's moves: uniform over the valid points, never an invalid
-// one measured, every proposal new; an empty space or an invalid default is refused naming the
-// kernel and the problem.
+// one measured, every proposal new.
 #include <autograph/tuning/tuner.hpp>
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "tuning/synthetic_kernel.hpp"
+#include "tuning/synthetic_tuner.hpp"
 #include "tuning/tiny_kernel.hpp"
 
 namespace autograph::tuning {
@@ -14,17 +13,6 @@ namespace {
 
 using testing::SyntheticMatmul;
 using testing::TinyKernel;
-
-auto tiny_measure = [](TinyKernel::Problem const&) { return [](TinyKernel::Config const& c) { return TinyKernel::latency(c); }; };
-
-std::string error_of(auto&& f) {
-  try {
-    f();
-  } catch (Error const& e) {
-    return e.what();
-  }
-  return "no error";
-}
 
 TEST(RandomAnnotation, SamplesTheValidPointsUniformly) {
   TinyKernel::Problem p;
@@ -59,7 +47,7 @@ TEST(Tuner, NeverMeasuresAnInvalidConfigurationNorOneTwice) {
   std::size_t calls = 0, invalid = 0;
   std::set<std::string> seen;
   std::size_t repeated = 0;
-  auto make = [&](SyntheticMatmul::Problem const& q) {
+  auto make = [&](SyntheticMatmul::Problem const& q) -> testing::SyntheticMeasure {
     return [&, q](SyntheticMatmul::Config const& c) {
       ++calls;
       invalid += !SyntheticMatmul::is_valid(q, c);
@@ -67,39 +55,11 @@ TEST(Tuner, NeverMeasuresAnInvalidConfigurationNorOneTwice) {
       return SyntheticMatmul::latency(q, c);
     };
   };
-  auto r = tune<SyntheticMatmul>({{p}}, 120, make, {.seed = 9});
+  auto r = testing::tune_synthetic({{p}}, 120, make, {.seed = 9});
   EXPECT_EQ(calls, 120u);
   EXPECT_EQ(r[0].trials, 120u);
   EXPECT_EQ(invalid, 0u);
   EXPECT_EQ(repeated, 0u);
-}
-
-TEST(Tuner, StopsWhenEveryValidConfigurationIsMeasured) {
-  std::size_t calls = 0;
-  auto make = [&](TinyKernel::Problem const&) { return [&](TinyKernel::Config const& c) { return ++calls, TinyKernel::latency(c); }; };
-  auto r = tune<TinyKernel>({{TinyKernel::Problem{}}}, 100, make);
-  EXPECT_EQ(calls, 5u);  // the 5 valid points, the default (0,0) among them
-  EXPECT_EQ(r[0].stop, TaskStop::exhausted);
-  EXPECT_EQ(r[0].stop_reason, "every valid configuration measured");
-  EXPECT_EQ(TinyKernel::to_string(r[0].best_config), "a0 b0");
-  EXPECT_DOUBLE_EQ(r[0].best_latency_s, 1e-3);
-}
-
-TEST(Tuner, RefusesAnEmptySpaceOrAnInvalidDefaultNamingTheKernelAndProblem) {
-  EXPECT_EQ(error_of([&] { tune<TinyKernel>({{TinyKernel::Problem{.no_knobs = true}}}, 10, tiny_measure); }),
-            "tuning tiny [no knobs]: the kernel has no knobs for this problem (an empty space)");
-  EXPECT_EQ(error_of([&] { tune<TinyKernel>({{TinyKernel::Problem{.empty_knob = true}}}, 10, tiny_measure); }),
-            "tuning tiny [empty knob]: knob 'b' has no values (an empty space)");
-  EXPECT_EQ(error_of([&] { tune<TinyKernel>({{TinyKernel::Problem{.invalid_default = true}}}, 10, tiny_measure); }),
-            "tuning tiny [3x3]: the default configuration a0 b1 is not valid for it");
-  EXPECT_EQ(error_of([&] { tune<TinyKernel>({}, 10, tiny_measure); }), "tuning tiny: no problems to tune");
-  EXPECT_EQ(error_of([&] { tune<TinyKernel>({{TinyKernel::Problem{}}, {TinyKernel::Problem{}}}, 1, tiny_measure); }),
-            "tuning tiny: a budget of 1 trials cannot measure the default configuration of 2 problems");
-  EXPECT_EQ(error_of([&] { tune<TinyKernel>({{TinyKernel::Problem{}, 0.0}}, 10, tiny_measure); }),
-            "task scheduler: task 0 has weight 0.000000 (must be positive and finite)");
-  auto nan_measure = [](TinyKernel::Problem const&) { return [](TinyKernel::Config const&) { return std::nan(""); }; };
-  EXPECT_EQ(error_of([&] { tune<TinyKernel>({{TinyKernel::Problem{}}}, 10, nan_measure); }),
-            "tuning tiny [3x3]: measuring a0 b0 gave nan s (must be positive and finite)");
 }
 
 }  // namespace

@@ -4,14 +4,15 @@
 #include <autograph/tuning/tuner.hpp>
 #include <gtest/gtest.h>
 
-#include "tuning/synthetic_kernel.hpp"
+#include "tuning/synthetic_tuner.hpp"
 
 namespace autograph::tuning {
 namespace {
 
 using testing::SyntheticMatmul;
 
-auto synthetic_measure = [](SyntheticMatmul::Problem const& q) { return [q](SyntheticMatmul::Config const& c) { return SyntheticMatmul::latency(q, c); }; };
+using testing::synthetic_latency;
+using testing::tune_synthetic;
 
 TEST(TaskScheduler, GivesEveryTaskAFirstRoundThenTheSteepestWeightedDescent) {
   TaskScheduler s({1, 4});
@@ -49,8 +50,8 @@ TEST(Tuner, SpendsMoreTrialsOnTheHeavierTask) {
   SyntheticMatmul::Problem a, b{.m = 512, .n = 2048, .k = 1024};
   TuneOptions o;
   o.scheduler.early_stopping = 0;
-  auto light_b = tune<SyntheticMatmul>({{a, 8}, {b, 1}}, 300, synthetic_measure, o);
-  auto heavy_b = tune<SyntheticMatmul>({{a, 1}, {b, 8}}, 300, synthetic_measure, o);
+  auto light_b = tune_synthetic({{a, 8}, {b, 1}}, 300, synthetic_latency(), o);
+  auto heavy_b = tune_synthetic({{a, 1}, {b, 8}}, 300, synthetic_latency(), o);
   std::printf("weights 8:1 -> trials %zu:%zu; weights 1:8 -> trials %zu:%zu\n", light_b[0].trials, light_b[1].trials, heavy_b[0].trials,
               heavy_b[1].trials);
   EXPECT_EQ(light_b[0].trials + light_b[1].trials, 300u);
@@ -64,7 +65,7 @@ TEST(Tuner, StopsAFlatTaskEarlyWhileTheOtherTunesOn) {
   TuneOptions o{.progress = [&](TuneProgress const& p) {
     if (p.stop != TaskStop::running) stops.push_back(p);
   }};
-  auto r = tune<SyntheticMatmul>({{normal}, {flat}}, 300, synthetic_measure, o);
+  auto r = tune_synthetic({{normal}, {flat}}, 300, synthetic_latency(), o);
   std::printf("normal: %zu trials, %s; flat: %zu trials, %s\n", r[0].trials, r[0].stop_reason.c_str(), r[1].trials, r[1].stop_reason.c_str());
   EXPECT_EQ(r[1].stop, TaskStop::early_stopped) << r[1].stop_reason;
   EXPECT_EQ(r[1].trials, 1u + 64);  // the default, then 4 rounds of 16 that change nothing

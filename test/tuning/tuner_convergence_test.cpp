@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <optional>
 
-#include "tuning/synthetic_kernel.hpp"
+#include "tuning/synthetic_tuner.hpp"
 
 namespace autograph::tuning {
 namespace {
@@ -39,10 +39,9 @@ double share_within(SyntheticMatmul::Problem const& p, double optimum, double fa
 
 std::vector<double> run(SearchPolicy policy, std::uint64_t seed, std::size_t budget) {
   SyntheticMatmul::Problem p;
-  auto make_measure = [](SyntheticMatmul::Problem const& q) { return [q](SyntheticMatmul::Config const& c) { return SyntheticMatmul::latency(q, c); }; };
   TuneOptions o{.policy = policy, .seed = seed};
   o.scheduler.early_stopping = 0;  // one task: spend the whole budget
-  auto r = tune<SyntheticMatmul>({{p}}, budget, make_measure, o);
+  auto r = testing::tune_synthetic({{p}}, budget, testing::synthetic_latency(), o);
   return r.at(0).best_so_far;
 }
 

@@ -94,9 +94,9 @@ class TuningLog {
 
   /// One record from one line.  @throws Error starting with `where`, saying what is wrong.
   static LogRecord parse_line(std::string const& line, std::string const& where) {
-    nlohmann::json j;
+    nlohmann::ordered_json j;  // ordered: the knobs come back in the order they were written
     try {
-      j = nlohmann::json::parse(line);
+      j = nlohmann::ordered_json::parse(line);
     } catch (nlohmann::json::parse_error const& e) {
       throw Error(where + ": not valid JSON (" + e.what() + ")");
     }
