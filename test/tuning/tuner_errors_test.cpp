@@ -49,7 +49,9 @@ TEST(Tuner, RefusesAnEmptySpaceOrAnInvalidDefaultNamingTheKernelAndProblem) {
   EXPECT_EQ(error_of([&] { tune<TinyKernel>({{TinyKernel::Problem{}}, {TinyKernel::Problem{}}}, 1, tiny_measure); }),
             "tuning tiny: a budget of 1 trials cannot measure the default configuration of 2 problems");
   EXPECT_EQ(error_of([&] { tune<TinyKernel>({{TinyKernel::Problem{}, 0.0}}, 10, tiny_measure); }),
-            "task scheduler: task 0 has weight 0.000000 (must be positive and finite)");
+            "tuning tiny [3x3]: weight 0.000000 (must be positive and finite)");
+  EXPECT_EQ(error_of([&] { tune<TinyKernel>({{TinyKernel::Problem{}, 1.0, -1.0}}, 10, tiny_measure); }),
+            "tuning tiny [3x3]: latency target -1.000000 s (must be positive and finite)");
   TinyMeasureFactory nan_measure = [](TinyKernel::Problem const&) { return [](TinyKernel::Config const&) { return std::nan(""); }; };
   EXPECT_EQ(error_of([&] { tune<TinyKernel>({{TinyKernel::Problem{}}}, 10, nan_measure); }),
             "tuning tiny [3x3]: measuring a0 b0 gave nan s (must be positive and finite)");

@@ -124,6 +124,7 @@ struct TaskState {
 
   void add(typename K::Config config, std::optional<Choice> choice, double latency_s) {
     auto f = K::features(*problem, config);
+    if (f.empty()) throw Error("tuning " + describe() + ": features() gave no values for " + std::string(K::to_string(config)));
     if (!measured.empty() && f.size() != measured.front().features.size())
       throw Error("tuning " + describe() + ": features() gave " + std::to_string(f.size()) + " values for " +
                   std::string(K::to_string(config)) + ", " + std::to_string(measured.front().features.size()) + " for others");
@@ -137,9 +138,9 @@ struct TaskState {
 /// Tunes every task's problem within `budget` measurements in all (the default configurations
 /// included), returning one result per task in order.
 /// @throws Error naming the kernel and problem for an empty space, a default configuration the
-/// kernel calls invalid, a measurement that is not a positive finite number of seconds, a
-/// weight that is not positive, or a budget too small to measure every default; and the log's
-/// errors (file and line).
+/// kernel calls invalid, features() of no or of varying length, a measurement that is not a
+/// positive finite number of seconds, a weight or latency target that is not positive, or a
+/// budget too small to measure every default; and the log's errors (file and line).
 template <TunableKernel K, class MeasureFactory>
   requires std::invocable<MeasureFactory&, typename K::Problem const&>
 std::vector<TuneResult<K>> tune(std::vector<TuningTask<K>> const& tasks, std::size_t budget, MeasureFactory&& make_measure,
@@ -150,7 +151,13 @@ std::vector<TuneResult<K>> tune(std::vector<TuningTask<K>> const& tasks, std::si
   if (options.batch == 0) throw Error("tuning " + kernel + ": the batch size must be at least 1");
   std::vector<double> weights;
   std::vector<std::optional<double>> targets;
-  for (auto const& t : tasks) weights.push_back(t.weight), targets.push_back(t.target_latency_s);
+  for (auto const& t : tasks) {
+    auto fail = [&](std::string const& why) { throw Error("tuning " + describe_problem<K>(t.problem) + ": " + why + " (must be positive and finite)"); };
+    if (!(t.weight > 0) || !std::isfinite(t.weight)) fail("weight " + std::to_string(t.weight));
+    if (t.target_latency_s && (!(*t.target_latency_s > 0) || !std::isfinite(*t.target_latency_s)))
+      fail("latency target " + std::to_string(*t.target_latency_s) + " s");
+    weights.push_back(t.weight), targets.push_back(t.target_latency_s);
+  }
   TaskScheduler scheduler(weights, targets, options.scheduler);
 
   std::vector<detail::TaskState<K>> states(tasks.size());
