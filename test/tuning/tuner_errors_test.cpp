@@ -55,6 +55,15 @@ TEST(Tuner, RefusesAnEmptySpaceOrAnInvalidDefaultNamingTheKernelAndProblem) {
   TinyMeasureFactory nan_measure = [](TinyKernel::Problem const&) { return [](TinyKernel::Config const&) { return std::nan(""); }; };
   EXPECT_EQ(error_of([&] { tune<TinyKernel>({{TinyKernel::Problem{}}}, 10, nan_measure); }),
             "tuning tiny [3x3]: measuring a0 b0 gave nan s (must be positive and finite)");
+  TinyMeasureFactory failing = [](TinyKernel::Problem const&) {
+    return [](TinyKernel::Config const& c) -> double {
+      if (c.a == 0 && c.b == 0) return 1e-3;
+      throw Error("kernel launch failed");
+    };
+  };
+  auto e = error_of([&] { tune<TinyKernel>({{TinyKernel::Problem{}}}, 10, failing); });  // which point fails first is the sampler's
+  EXPECT_TRUE(e.starts_with("tuning tiny [3x3]: measuring a") && e.ends_with(" failed: kernel launch failed")) << e;
+
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <concepts>
+#include <exception>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -200,7 +201,12 @@ std::vector<TuneResult<K>> tune(std::vector<TuningTask<K>> const& tasks, std::si
     std::string text(K::to_string(config));
     if (!K::is_valid(*s.problem, config))  // the search proposes valid choices only; a kernel whose is_valid changed its mind is a bug
       throw Error("tuning " + s.describe() + ": internal error: about to measure the invalid configuration " + text);
-    double latency = s.measure(config);
+    double latency;
+    try {
+      latency = s.measure(config);
+    } catch (std::exception const& e) {  // the measuring's own error, with the configuration it was measuring
+      throw Error("tuning " + s.describe() + ": measuring " + text + " failed: " + e.what());
+    }
     if (!(latency > 0) || !std::isfinite(latency))
       throw Error("tuning " + s.describe() + ": measuring " + text + " gave " + std::to_string(latency) + " s (must be positive and finite)");
     if (options.log)
