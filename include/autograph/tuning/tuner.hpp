@@ -3,7 +3,7 @@
 // (a distinct shape of the kernel, weighted by how often the model runs it) starts from the
 // kernel's default configuration, then rounds of `batch` measurements go to the problem the task
 // scheduler picks (task_scheduler.hpp, Eq. 4); a round retrains the problem's cost model on all
-// its measurements (cost_model.hpp, Eq. 5) and measures the batch the evolutionary search
+// its measurements (cost_model.hpp: a rank loss, or Eq. 5's) and measures the batch the evolutionary search
 // proposes (evolutionary_search.hpp). Measurements go to the tuning log (tuning_log.hpp); what
 // the log already holds for this device and problem is read first and never measured again.
 //
@@ -12,15 +12,15 @@
 // objective and the CLI real kernels. Invalid configurations (K::is_valid false) are never
 // passed to it.
 //
-//   auto results = tuning::tune<cpu::FusedAttention>({{small, 12}, {large, 12}}, 400,
+//   auto results = tuning::tune<Attention>({{small, 12}, {large, 12}}, 400,    // any TunableKernel
 //       [&](auto const& p) { return [&, p](auto const& c) { return time_kernel(p, c); }; },
 //       {.device = cpu::cpu_model_name(), .log = &log, .progress = print});
 #include <algorithm>
 #include <cmath>
 #include <concepts>
-#include <exception>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <optional>
 #include <random>
