@@ -42,6 +42,14 @@ TEST(RandomAnnotation, MutationChangesOneKnobAndCrossoverTakesEachKnobFromAParen
   }
 }
 
+TEST(RandomAnnotation, FindsTheGridPointOfAConfigurationWhenThereIsOne) {
+  TinyKernel::Problem p;
+  auto knobs = TinyKernel::knobs(p);
+  EXPECT_EQ(find_choice<TinyKernel>(p, knobs, {2, 0}), (Choice{2, 0}));
+  EXPECT_EQ(find_choice<TinyKernel>(p, knobs, {5, 0}), std::nullopt);          // off the grid
+  EXPECT_EQ(find_choice<TinyKernel>(p, knobs, {2, 0}, 8), std::nullopt);       // 9 points: more than it may enumerate
+}
+
 TEST(Tuner, NeverMeasuresAnInvalidConfigurationNorOneTwice) {
   SyntheticMatmul::Problem p;
   std::size_t calls = 0, invalid = 0;

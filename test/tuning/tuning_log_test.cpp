@@ -62,6 +62,9 @@ TEST(TuningLog, ASecondRunMeasuresNothingItKnowsAndStartsFromTheBest) {
 
   auto reread = TuningLog::open(file.path);
   ASSERT_EQ(reread.records().size(), 100u);
+  // The default, a point of the grid, is logged with its knobs like every other measurement.
+  EXPECT_EQ(reread.records().front().config, "tm32 tn32 tk32 v1 u1 t1 o0");
+  EXPECT_EQ(reread.records().front().knobs.size(), 7u);
   EXPECT_EQ(reread.find("test CPU", "synthetic_matmul", "m1024 n1024 k1024").size(), 100u);
   auto second = testing::tune_synthetic({{p}}, 50, measuring_into(second_measured), {.device = "test CPU", .log = &reread, .seed = 2});
   EXPECT_EQ(second[0].reused, 100u);

@@ -16,10 +16,10 @@
 //    y: on throughput a config 20x slower than the best sits near 0 instead of dominating a
 //    squared error on latency, and the weight spends the splits on the fast configs.
 //    Measured on the synthetic kernel of test/tuning/ (seeds 1-20, 200 trials each, batches of
-//    16): with Eq. 5 the tuner stalled at 1.24x and 1.38x the optimum in 2 of 20 runs (a vector
-//    width 5% better, hidden behind tile choices that vary as much) and needed 69 trials on
-//    average to come within 5% in the others; with the rank loss all 20 came within 5%, after
-//    51 trials on average. That comparison, on the tests' own kernel, is why the rank loss is
+//    16): with Eq. 5 the tuner stalled at 1.11x to 1.38x the optimum in 5 of 20 runs (e.g. a
+//    vector width 5% better, hidden behind tile choices that vary as much) and came within 5%
+//    after 50 trials on average in the others; with the rank loss all 20 came within 5%, after
+//    49 trials on average. That comparison, on the tests' own kernel, is why the rank loss is
 //    the default; the loss is an option, and the cost model's tests check both.
 // Eq. 5 sums the model over a program's innermost statements (Ansor's per-statement features);
 // a kernel here gives one feature vector per configuration, so the sum has one term.

@@ -64,6 +64,24 @@ bool is_valid_choice(typename K::Problem const& p, std::vector<Knob> const& knob
   return K::is_valid(p, K::config(p, c));
 }
 
+/// The grid point whose configuration prints as `config` does, by enumeration; nullopt when
+/// there is none or the grid has more than `max_points` points. The kernel's default need not be
+/// a grid point, and Config is opaque to the tuner: this is how the default, when it is one,
+/// joins the evolutionary search's parents and is logged with its knobs.
+template <TunableKernel K>
+std::optional<Choice> find_choice(typename K::Problem const& p, std::vector<Knob> const& knobs, typename K::Config const& config,
+                                  std::uint64_t max_points = std::uint64_t{1} << 20) {
+  if (knobs.empty() || grid_size(knobs) == 0 || grid_size(knobs) > max_points) return std::nullopt;
+  std::string const wanted(K::to_string(config));
+  Choice c(knobs.size(), 0);
+  while (true) {
+    if (std::string(K::to_string(K::config(p, c))) == wanted) return c;
+    std::size_t i = 0;
+    while (i < c.size() && ++c[i] == knobs[i].values.size()) c[i++] = 0;
+    if (i == c.size()) return std::nullopt;
+  }
+}
+
 /// A uniformly random valid point, by rejection; nullopt when `max_tries` draws found none.
 /// @pre check_space passed
 template <TunableKernel K>

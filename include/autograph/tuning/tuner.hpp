@@ -228,7 +228,9 @@ std::vector<TuneResult<K>> tune(std::vector<TuningTask<K>> const& tasks, std::si
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     auto& s = states[i];
     if (!s.default_index) {
-      measure_one(s, K::default_config(*s.problem), std::nullopt);
+      Config def = K::default_config(*s.problem);
+      auto choice = find_choice<K>(*s.problem, s.knobs, def);
+      measure_one(s, std::move(def), std::move(choice));
       s.default_index = s.measured.size() - 1;
     }
     scheduler.record(i, s.measured.size(), s.measured[s.best].latency_s);
