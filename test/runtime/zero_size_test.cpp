@@ -133,6 +133,7 @@ TEST(ZeroSize, EveryZooNetworkWithABatchOfZeroRunsToEmptyOutputs) {
   EXPECT_THROW(models::build("squeezenet1_1", {.batch = 0}), Error);
   for (auto const& m : models::zoo()) {
     if (m.name == "rnntc_sru") continue;  // its batch is the second dimension of its input
+    if (m.skip_in_sweeps) continue;       // filling its weights costs gigabytes or repeats a smaller entry
     SCOPED_TRACE(std::string(m.name));
     // TASO's BERT has no batch dimension at batch 1 (its first is the tokens); batch 2 adds one.
     auto g = m.build(m.name == "bert" ? models::ModelOptions{.batch = 2} : models::ModelOptions{});

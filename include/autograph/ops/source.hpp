@@ -41,8 +41,12 @@ struct Weight {
   std::shared_ptr<std::vector<float> const> data = nullptr;  // null: shape only
   std::uint64_t id = 0;                            // tells apart shape-only weights
   WeightInit init = WeightInit::fan_in;
+  // false: a buffer, state the model keeps beside its parameters and never trains (PyTorch's
+  // register_buffer: DETR's frozen BatchNorm, a positional encoding computed at build time);
+  // trainable_parameters() leaves it out.
+  bool trainable = true;
 
-  auto params() const { return std::tuple{desc, id, reinterpret_cast<std::uintptr_t>(data.get()), init}; }
+  auto params() const { return std::tuple{desc, id, reinterpret_cast<std::uintptr_t>(data.get()), init, trainable}; }
   std::vector<TensorDesc> infer(std::span<TensorDesc const>) const {
     if (data && static_cast<std::int64_t>(data->size()) != desc.numel())
       throw ShapeError("Weight of shape " + desc.shape.to_string() + " holds " + std::to_string(data->size()) +
