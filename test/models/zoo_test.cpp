@@ -100,5 +100,21 @@ TEST(Stats, BatchNormRunningStatisticsAreNotTrainable) {
   EXPECT_EQ(stats, 2u);
 }
 
+TEST(Stats, BuffersAreNotTrainable) {
+  // A constant computed at build time and a frozen BatchNorm: buffers (PyTorch's register_buffer).
+  GraphBuilder<> b;
+  Value x = b.input("x", {1, 4, 3, 3});
+  Value y = b.add(x, b.buffer("pos", Tensor(Shape{1, 4, 3, 3})), "with_pos");
+  Shape c{4};
+  y = b.add(BatchNorm{1e-5f}, {y, b.buffer("s", c), b.buffer("b", c), b.buffer("m", c), b.buffer("v", c)}, "frozen_bn");
+  y = b.linear(y, 2, true, Activation::none, "fc");
+  Graph<> g = std::move(b).build({y});
+  EXPECT_EQ(graph_stats(g).parameters, 36 + 16 + 3 * 2 + 2);
+  EXPECT_EQ(trainable_parameters(g), 3 * 2 + 2);
+  EXPECT_EQ(graph_stats(g).trainable_parameters, 3 * 2 + 2);
+  EXPECT_FALSE(node_named(g, "pos").get_if<Weight>()->trainable);
+  EXPECT_NE(node_named(g, "pos").get_if<Weight>()->data, nullptr);  // a constant keeps its data
+}
+
 }  // namespace
 }  // namespace autograph::models

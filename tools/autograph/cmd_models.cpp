@@ -96,7 +96,7 @@ void print_table(std::vector<Row> const& rows) {
       std::cout << std::string(total - 2, '-') << "\n";
     }
   }
-  std::cout << "nodes: operators that run a kernel; edges: between them; parameters: trainable (no BatchNorm running "
+  std::cout << "nodes: operators that run a kernel; edges: between them; parameters: trainable (no buffers, no BatchNorm running "
                "statistics);\nwidth: most operators with no path between any two; critical path: operators on the longest path\n";
 }
 
