@@ -97,6 +97,7 @@ TEST(Detr, ResolutionIsTheShortSideAndBatchTilesTheQueries) {
   EXPECT_EQ(shape_named(g, "tokens"), (Shape{2, 13 * 21, 256}));
   EXPECT_EQ(g.desc(g.outputs()[0]).shape, (Shape{2, 100, 92}));
   EXPECT_EQ(trainable_parameters(g), 37'579'552);  // the count does not depend on the input
+  EXPECT_EQ(shape_named(g, "transformer.tgt.repeat"), (Shape{2, 100, 256}));
 }
 
 TEST(Detr, InvalidOptionsSayWhatIsWrong) {
@@ -112,6 +113,10 @@ TEST(Detr, InvalidOptionsSayWhatIsWrong) {
   EXPECT_EQ(message([] { detr_r50_e3({.resolution = 0}); }), "detr_r50_e3: resolution must be >= 1, got 0");
   EXPECT_NE(message([] { detr({.heads = 7}); }).find("256 must be even and split into 7 heads"), std::string::npos);
   EXPECT_NE(message([] { detr({.decoder_layers = 0}); }).find("decoder_layers"), std::string::npos);
+  // The position encoding is built with data; a resolution whose input no device could hold is
+  // refused before it (graph shape inference caps every tensor at 2^48 elements).
+  EXPECT_NE(message([] { detr_r50_e3({.resolution = 99'999'999'999}); }).find("Input 'image': output shape [1,3,99999999999,"),
+            std::string::npos);
 }
 
 TEST(Detr, SmallConfigurationRunsOnTheReferenceExecutor) {

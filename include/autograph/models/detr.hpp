@@ -128,7 +128,8 @@ inline Graph<> detr(DetrConfig const& c, ModelOptions const& o = {}, std::string
   Value query_pos = b.reshape(b.weight("query_embed.weight", Shape{c.queries, c.hidden}, WeightInit::uniform), {1, c.queries, c.hidden},
                               "query_embed.unsqueeze");
   query_pos = detr_tile(b, query_pos, n, "query_embed.repeat");
-  Value tgt = b.buffer("transformer.tgt", Tensor(Shape{n, c.queries, c.hidden}));  // torch.zeros_like(query_embed)
+  // torch.zeros_like(query_embed): one image's zeros, tiled like the queries.
+  Value tgt = detr_tile(b, b.buffer("transformer.tgt", Tensor(Shape{1, c.queries, c.hidden})), n, "transformer.tgt.repeat");
   for (std::int64_t l = 0; l < c.decoder_layers; ++l) {
     auto s = b.scope("transformer.decoder.layers." + std::to_string(l));
     Value qk = b.add(tgt, query_pos, "with_query_pos");
