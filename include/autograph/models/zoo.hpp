@@ -6,8 +6,8 @@
 //
 // `published_parameters` / `published_macs` are the reference figures the sizes are checked
 // against (0 where no reference publishes one; the tests derive those by hand).
-// Parameters are counted as the frameworks count them: trainable weights, without BatchNorm
-// running statistics (trainable_parameters() in graph/stats.hpp).
+// Parameters are counted as the frameworks count them: trainable weights, without buffers and
+// BatchNorm running statistics (trainable_parameters() in graph/stats.hpp).
 #include <span>
 #include <string>
 #include <string_view>

@@ -43,10 +43,10 @@ struct Weight {
   WeightInit init = WeightInit::fan_in;
   // false: a buffer, state the model keeps beside its parameters and never trains (PyTorch's
   // register_buffer: DETR's frozen BatchNorm, a positional encoding computed at build time);
-  // trainable_parameters() leaves it out.
+  // trainable_parameters() leaves it out. Not part of the hash: the id already tells weights apart.
   bool trainable = true;
 
-  auto params() const { return std::tuple{desc, id, reinterpret_cast<std::uintptr_t>(data.get()), init, trainable}; }
+  auto params() const { return std::tuple{desc, id, reinterpret_cast<std::uintptr_t>(data.get()), init}; }
   std::vector<TensorDesc> infer(std::span<TensorDesc const>) const {
     if (data && static_cast<std::int64_t>(data->size()) != desc.numel())
       throw ShapeError("Weight of shape " + desc.shape.to_string() + " holds " + std::to_string(data->size()) +
