@@ -112,7 +112,7 @@ void print_detail(Row const& r) {
             << "  edges           " << s.edges << "\n"
             << "  parameters      " << grouped(s.trainable_parameters)
             << vs(params, pub_params, grouped(static_cast<std::int64_t>(pub_params))) << "\n"
-            << "  weight elements " << grouped(s.parameters) << " (with BatchNorm running statistics)\n"
+            << "  weight elements " << grouped(s.parameters) << " (with buffers and BatchNorm running statistics)\n"
             << "  MACs            " << cli::fixed(s.macs / 1e9, 4) << " G"
             << vs(s.macs, r.info->published_macs, cli::fixed(r.info->published_macs / 1e9, 3) + " G") << "\n"
             << "  FLOPs           " << cli::fixed(s.flops / 1e9, 4) << " G\n"
