@@ -51,7 +51,8 @@ TEST(OnnxZoo, SmallModelsRoundTrip) { expect_zoo_round_trip({"squeezenet1_1", "r
 TEST(SlowOnnxZoo, LargeModelsRoundTrip) {
   std::vector<std::string_view> large;
   for (auto const& m : models::zoo())
-    if (m.name != "squeezenet1_1" && m.name != "randwire_ws" && m.name != "nasnet_a_mobile" && m.name != "rnntc_sru") large.push_back(m.name);
+    if (m.name != "squeezenet1_1" && m.name != "randwire_ws" && m.name != "nasnet_a_mobile" && m.name != "rnntc_sru" && !m.skip_in_sweeps)
+      large.push_back(m.name);  // not the models of over 100 M weights (GBs of ONNX), nor DETR's deeper copies
   expect_zoo_round_trip(large);
 }
 

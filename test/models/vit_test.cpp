@@ -44,6 +44,39 @@ TEST(VitB16, ClassTokenIsTiledToTheBatchWithoutNewParameters) {
   EXPECT_THROW(vit_b_16({.resolution = 100}), Error);  // not a multiple of the patch
 }
 
+TEST(VitLargeAndHuge, ParametersAndMacsMatchTorchvision) {
+  Graph<> l = vit_l_16(), h = vit_h_14();
+  EXPECT_NO_THROW(validate(h));
+  EXPECT_EQ(trainable_parameters(l), 304'326'632);
+  EXPECT_EQ(trainable_parameters(h), 632'045'800);
+  EXPECT_LT(relative_error(graph_stats(l).macs, 61.55e9), 0.02);
+  EXPECT_LT(relative_error(graph_stats(h).macs, 167.29e9), 0.02);
+  EXPECT_EQ(shape_named(h, "tokens"), (Shape{1, 257, 1280}));  // 16 x 16 patches of 14 + class token
+  EXPECT_EQ(count_ops<Softmax>(l), 24u);
+  EXPECT_EQ(count_ops<Softmax>(h), 32u);
+}
+
+TEST(VitLargeAndHuge, TheAutoGtcoPapersRoundedCounts) {
+  // Table I lists 86.00, 307.00 and 632.00 M. B and H are torchvision's counts cut to whole
+  // millions; 307 M is not (304.33 M cuts to 304): it is the ViT paper's Table 1 figure for
+  // ViT-Large, 0.88 % above the model torchvision (and timm's vit_large_patch16_224) builds.
+  auto millions = [](Graph<> const& g) { return std::floor(static_cast<double>(trainable_parameters(g)) / 1e6); };
+  EXPECT_EQ(millions(vit_b_16()), 86.0);
+  EXPECT_EQ(millions(vit_h_14()), 632.0);
+  EXPECT_EQ(millions(vit_l_16()), 304.0);
+  EXPECT_NEAR(relative_error(304'326'632, 307e6), 0.0087, 0.0001);
+}
+
+TEST(VitLargeAndHuge, PatchSizeChecksTheResolution) {
+  EXPECT_EQ(input_shape(vit_h_14({.batch = 2, .resolution = 28})), (Shape{2, 3, 28, 28}));
+  try {
+    vit_h_14({.resolution = 224 + 16});
+    FAIL() << "no error";
+  } catch (Error const& e) {
+    EXPECT_STREQ(e.what(), "vit_h_14: resolution 240 is not a multiple of the patch size 14");
+  }
+}
+
 TEST(VitB16, RunsOnTheReferenceExecutor) {
   // 112x112 (49 patches + class token) keeps the sanitizer build quick; all 12 blocks run.
   Graph<> g = vit_b_16({.batch = 2, .resolution = 112, .weight_seed = 9});

@@ -9,7 +9,7 @@ namespace {
 
 using namespace testing;
 
-TEST(Zoo, ListsTheElevenBenchmarkModelsOnceEach) {
+TEST(Zoo, ListsTheBenchmarkModelsOnceEach) {
   std::set<std::string_view> names;
   for (auto const& m : zoo()) {
     EXPECT_TRUE(names.insert(m.name).second) << m.name;
@@ -18,7 +18,8 @@ TEST(Zoo, ListsTheElevenBenchmarkModelsOnceEach) {
   }
   EXPECT_EQ(names, (std::set<std::string_view>{"inception_v3", "resnet34", "resnet50", "resnext50_32x4d", "nasnet_a_large", "nasnet_a_mobile",
                                                 "rnntc_sru", "bert", "bert_encoder_8x1024", "squeezenet1_1", "randwire_ws",
-                                                "vit_b_16"}));
+                                                "vit_b_16", "vit_l_16", "vit_h_14", "detr_r50_e3", "detr_r50_e6", "detr_r50_e12",
+                                                "setr_naive_base", "setr_naive", "setr_pup"}));
   EXPECT_EQ(find_model("alexnet"), nullptr);
 }
 
@@ -55,12 +56,13 @@ TEST(Zoo, BatchDtypeAndWeightsAreOptions) {
     std::size_t shape_only = 0, weights = 0;
     for (NodeId id : g.node_ids()) {
       ASSERT_EQ(g[id].outputs[0].dtype, DType::float16) << m.name << " " << g.label(id);
-      if (auto const* w = g[id].get_if<Weight>()) {
+      // Only buffers computed when the model is built (DETR's position encoding) hold data.
+      if (auto const* w = g[id].get_if<Weight>(); w && w->trainable) {
         ++weights;
         shape_only += w->data ? 0 : 1;
       }
     }
-    EXPECT_EQ(shape_only, weights) << m.name << ": weights are shape-only by default";
+    EXPECT_EQ(shape_only, weights) << m.name << ": trained weights are shape-only by default";
   }
   Graph<> filled = build("squeezenet1_1", {.weight_seed = 3});
   EXPECT_EQ(count_nodes(filled, [](auto const& n) { return n.template is<Weight>() && !n.template get_if<Weight>()->data; }), 0u);
@@ -76,7 +78,9 @@ TEST(Zoo, ImageModelsBuildAtTheirSmallestResolution) {
   // The smallest side each builder accepts: every layer still has a non-empty output there.
   std::pair<char const*, std::int64_t> const smallest[] = {{"inception_v3", 75}, {"resnet50", 1},        {"resnext50_32x4d", 1},
                                                             {"nasnet_a_large", 3}, {"nasnet_a_mobile", 3}, {"squeezenet1_1", 25},
-                                                            {"randwire_ws", 1},    {"vit_b_16", 16}};
+                                                            {"randwire_ws", 1},    {"vit_b_16", 16},        {"vit_l_16", 16},
+                                                            {"vit_h_14", 14},      {"detr_r50_e3", 1},      {"setr_naive_base", 16},
+                                                            {"setr_pup", 16}};
   for (auto [name, side] : smallest) {
     EXPECT_NO_THROW(build(name, {.resolution = side})) << name;
     EXPECT_THROW(build(name, {.resolution = side - 1}), Error) << name;
@@ -94,6 +98,22 @@ TEST(Stats, BatchNormRunningStatisticsAreNotTrainable) {
   std::size_t stats = 0;
   for (NodeId id : g.node_ids()) stats += is_running_statistic(g, id) ? 1 : 0;
   EXPECT_EQ(stats, 2u);
+}
+
+TEST(Stats, BuffersAreNotTrainable) {
+  // A constant computed at build time and a frozen BatchNorm: buffers (PyTorch's register_buffer).
+  GraphBuilder<> b;
+  Value x = b.input("x", {1, 4, 3, 3});
+  Value y = b.add(x, b.buffer("pos", Tensor(Shape{1, 4, 3, 3})), "with_pos");
+  Shape c{4};
+  y = b.add(BatchNorm{1e-5f}, {y, b.buffer("s", c), b.buffer("b", c), b.buffer("m", c), b.buffer("v", c)}, "frozen_bn");
+  y = b.linear(y, 2, true, Activation::none, "fc");
+  Graph<> g = std::move(b).build({y});
+  EXPECT_EQ(graph_stats(g).parameters, 36 + 16 + 3 * 2 + 2);
+  EXPECT_EQ(trainable_parameters(g), 3 * 2 + 2);
+  EXPECT_EQ(graph_stats(g).trainable_parameters, 3 * 2 + 2);
+  EXPECT_FALSE(node_named(g, "pos").get_if<Weight>()->trainable);
+  EXPECT_NE(node_named(g, "pos").get_if<Weight>()->data, nullptr);  // a constant keeps its data
 }
 
 }  // namespace

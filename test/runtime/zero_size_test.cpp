@@ -12,6 +12,7 @@
 #include <autograph/schedule/sequential.hpp>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -133,18 +134,23 @@ TEST(ZeroSize, EveryZooNetworkWithABatchOfZeroRunsToEmptyOutputs) {
   EXPECT_THROW(models::build("squeezenet1_1", {.batch = 0}), Error);
   for (auto const& m : models::zoo()) {
     if (m.name == "rnntc_sru") continue;  // its batch is the second dimension of its input
+    if (m.skip_in_sweeps) continue;       // filling its weights costs gigabytes or repeats a smaller entry
     SCOPED_TRACE(std::string(m.name));
     // TASO's BERT has no batch dimension at batch 1 (its first is the tokens); batch 2 adds one.
     auto g = m.build(m.name == "bert" ? models::ModelOptions{.batch = 2} : models::ModelOptions{});
     std::int64_t batch = g.desc(Value{g.inputs().at(0)}).shape[0];
-    if (m.name == "vit_b_16") {
-      // Its class token is a weight with one row per image: an input alone cannot change the
-      // batch, and shape inference says where.
+    // ViT's and SETR's class token and DETR's object queries are weights with one row per image:
+    // an input alone cannot change the batch, and shape inference says where.
+    std::pair<std::string_view, char const*> const per_image[] = {
+        {"vit_b_16", "Concat 'tokens' with inputs ([1,1,768], [0,196,768])"},
+        {"setr_naive_base", "Concat 'tokens' with inputs ([1,1,768], [0,576,768])"},
+        {"detr_r50_e3", "Reshape 'query_embed.unsqueeze' with inputs ([100,256]): Reshape [100,256] to [0,100,256]"}};
+    if (auto it = std::ranges::find(per_image, m.name, [](auto const& p) { return p.first; }); it != std::end(per_image)) {
       try {
         rebatched(g, batch, 0);
-        ADD_FAILURE() << "concatenated a class token of batch 1 to patches of batch 0";
+        ADD_FAILURE() << "tiled a weight of batch 1 to a batch of 0";
       } catch (ShapeError const& e) {
-        EXPECT_NE(std::string(e.what()).find("Concat 'tokens' with inputs ([1,1,768], [0,196,768])"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find(it->second), std::string::npos) << e.what();
       }
       continue;
     }

@@ -96,7 +96,7 @@ void print_table(std::vector<Row> const& rows) {
       std::cout << std::string(total - 2, '-') << "\n";
     }
   }
-  std::cout << "nodes: operators that run a kernel; edges: between them; parameters: trainable (no BatchNorm running "
+  std::cout << "nodes: operators that run a kernel; edges: between them; parameters: trainable (no buffers, no BatchNorm running "
                "statistics);\nwidth: most operators with no path between any two; critical path: operators on the longest path\n";
 }
 
@@ -112,7 +112,7 @@ void print_detail(Row const& r) {
             << "  edges           " << s.edges << "\n"
             << "  parameters      " << grouped(s.trainable_parameters)
             << vs(params, pub_params, grouped(static_cast<std::int64_t>(pub_params))) << "\n"
-            << "  weight elements " << grouped(s.parameters) << " (with BatchNorm running statistics)\n"
+            << "  weight elements " << grouped(s.parameters) << " (with buffers and BatchNorm running statistics)\n"
             << "  MACs            " << cli::fixed(s.macs / 1e9, 4) << " G"
             << vs(s.macs, r.info->published_macs, cli::fixed(r.info->published_macs / 1e9, 3) + " G") << "\n"
             << "  FLOPs           " << cli::fixed(s.flops / 1e9, 4) << " G\n"

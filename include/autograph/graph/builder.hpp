@@ -61,6 +61,10 @@ class GraphBuilder {
   /// A shape-only weight (data comes later from a model file or fill_random_weights()).
   Value weight(std::string const& name, Shape shape, WeightInit init = WeightInit::fan_in);
   Value weight(std::string const& name, Tensor const& data);
+  /// A weight that is not a trained parameter (Weight::trainable false): shape-only, or a
+  /// constant with its data (a table computed when the model is built).
+  Value buffer(std::string const& name, Shape shape, WeightInit init = WeightInit::fan_in);
+  Value buffer(std::string const& name, Tensor const& data);
 
   // ---- any op -----------------------------------------------------------------------------
   /// Adds `op` reading `inputs`; returns its first output.
@@ -190,6 +194,18 @@ template <class Set>
 Value GraphBuilder<Set>::weight(std::string const& name, Tensor const& data) {
   std::string full = unique_name(name);
   return add_named(Weight{{data.shape(), dtype_}, data.storage(), hash_value(full), WeightInit::fan_in}, {}, full);
+}
+
+template <class Set>
+Value GraphBuilder<Set>::buffer(std::string const& name, Shape shape, WeightInit init) {
+  std::string full = unique_name(name);
+  return add_named(Weight{{shape, dtype_}, nullptr, hash_value(full), init, false}, {}, full);
+}
+
+template <class Set>
+Value GraphBuilder<Set>::buffer(std::string const& name, Tensor const& data) {
+  std::string full = unique_name(name);
+  return add_named(Weight{{data.shape(), dtype_}, data.storage(), hash_value(full), WeightInit::fan_in, false}, {}, full);
 }
 
 template <class Set>

@@ -35,13 +35,22 @@ bool is_running_statistic(Graph<Set> const& g, NodeId id) {
          std::ranges::all_of(users, [&](Use u) { return g[u.node].template is<BatchNorm>() && u.input >= 3; });
 }
 
-/// Elements of the weights a framework counts as parameters: all weights but BatchNorm running
-/// statistics (torchvision's and the papers' "parameters").
+/// True when weight node `id` is one a framework counts as a parameter: not a buffer the model
+/// declared (Weight::trainable) and not a BatchNorm running statistic.
+template <class Set>
+bool is_trainable_weight(Graph<Set> const& g, NodeId id) {
+  auto const* w = g[id].template get_if<Weight>();
+  return w && w->trainable && !is_running_statistic(g, id);
+}
+
+/// Elements of the weights a framework counts as parameters: all weights but buffers and
+/// BatchNorm running statistics (torchvision's and the papers' "parameters": PyTorch's
+/// sum(p.numel() for p in model.parameters())).
 template <class Set>
 std::int64_t trainable_parameters(Graph<Set> const& g) {
   std::int64_t n = 0;
   for (NodeId id : g.node_ids())
-    if (auto const* w = g[id].template get_if<Weight>(); w && !is_running_statistic(g, id)) n += w->desc.numel();
+    if (is_trainable_weight(g, id)) n += g[id].template get_if<Weight>()->desc.numel();
   return n;
 }
 
@@ -49,7 +58,7 @@ struct GraphStats {
   std::size_t operators = 0;   // nodes that run a kernel
   std::size_t edges = 0;       // edges between operator nodes
   std::int64_t parameters = 0; // elements of all weights
-  std::int64_t trainable_parameters = 0;  // parameters less BatchNorm running statistics (trainable_parameters())
+  std::int64_t trainable_parameters = 0;  // parameters less buffers and BatchNorm running statistics (trainable_parameters())
   double macs = 0;             // multiply-accumulates of Conv2D and MatMul (and ops that report macs())
   double flops = 0;
   std::size_t width = 0;          // largest set of operators with no path between any two
@@ -87,7 +96,7 @@ GraphStats graph_stats(Graph<Set> const& g) {
     s.critical_path = std::max(s.critical_path, depth[id]);
     if (auto const* w = n.template get_if<Weight>()) {
       s.parameters += w->desc.numel();
-      if (!is_running_statistic(g, id)) s.trainable_parameters += w->desc.numel();
+      if (is_trainable_weight(g, id)) s.trainable_parameters += w->desc.numel();
     }
     if (!is_op) continue;
     ++s.operators;

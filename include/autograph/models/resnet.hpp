@@ -30,53 +30,73 @@ struct ResNetConfig {
   std::int64_t groups = 1;
   std::int64_t width_per_group = 64;
   std::int64_t num_classes = 1000;
+  // DETR's FrozenBatchNorm2d (detr/models/backbone.py): the same inference arithmetic as
+  // BatchNorm, but scale, bias, mean and var are all buffers, none a trained parameter.
+  bool frozen_batch_norm = false;
 };
 
 namespace detail {
 
+/// BatchNorm (eps 1e-5), or DETR's frozen BatchNorm: the same op whose four tensors are buffers.
+inline Value norm(GraphBuilder<>& b, Value x, std::string const& name, bool frozen) {
+  if (!frozen) return b.batch_norm(x, 1e-5f, name);
+  Shape c{b.shape(x)[1]};
+  return b.add(BatchNorm{1e-5f},
+               {x, b.buffer(name + ".weight", c, WeightInit::positive), b.buffer(name + ".bias", c, WeightInit::uniform),
+                b.buffer(name + ".running_mean", c, WeightInit::uniform), b.buffer(name + ".running_var", c, WeightInit::positive)},
+               name);
+}
+
 inline Value conv_bn(GraphBuilder<>& b, Value x, std::int64_t out, std::int64_t k, std::int64_t stride, std::int64_t groups,
-                     std::string const& conv, std::string const& bn) {
+                     std::string const& conv, std::string const& bn, bool frozen = false) {
   Value y = b.conv2d(x, out, {k, k}, {.stride = {stride, stride}, .pad = pad2(k / 2, k / 2), .groups = groups}, conv);
-  return b.batch_norm(y, 1e-5f, bn);
+  return norm(b, y, bn, frozen);
 }
 
 /// x itself, or a strided 1x1 conv + BN to `out` channels where the block changes its shape.
-inline Value shortcut(GraphBuilder<>& b, Value x, std::int64_t out, std::int64_t stride) {
+inline Value shortcut(GraphBuilder<>& b, Value x, std::int64_t out, std::int64_t stride, bool frozen) {
   if (stride == 1 && b.shape(x)[1] == out) return x;
   auto s = b.scope("downsample");
-  return conv_bn(b, x, out, 1, stride, 1, "conv", "bn");
+  return conv_bn(b, x, out, 1, stride, 1, "conv", "bn", frozen);
 }
 
 inline Value bottleneck(GraphBuilder<>& b, Value x, std::int64_t planes, std::int64_t stride, ResNetConfig const& c) {
   std::int64_t width = planes * c.width_per_group / 64 * c.groups;
   std::int64_t out = planes * 4;
-  Value y = b.relu(conv_bn(b, x, width, 1, 1, 1, "conv1", "bn1"), "relu1");
-  y = b.relu(conv_bn(b, y, width, 3, stride, c.groups, "conv2", "bn2"), "relu2");
-  y = conv_bn(b, y, out, 1, 1, 1, "conv3", "bn3");
-  return b.relu(b.add(y, shortcut(b, x, out, stride), "add"), "relu3");
+  bool f = c.frozen_batch_norm;
+  Value y = b.relu(conv_bn(b, x, width, 1, 1, 1, "conv1", "bn1", f), "relu1");
+  y = b.relu(conv_bn(b, y, width, 3, stride, c.groups, "conv2", "bn2", f), "relu2");
+  y = conv_bn(b, y, out, 1, 1, 1, "conv3", "bn3", f);
+  return b.relu(b.add(y, shortcut(b, x, out, stride, f), "add"), "relu3");
 }
 
-inline Value basic_block(GraphBuilder<>& b, Value x, std::int64_t planes, std::int64_t stride) {
-  Value y = b.relu(conv_bn(b, x, planes, 3, stride, 1, "conv1", "bn1"), "relu1");
-  y = conv_bn(b, y, planes, 3, 1, 1, "conv2", "bn2");
-  return b.relu(b.add(y, shortcut(b, x, planes, stride), "add"), "relu2");
+inline Value basic_block(GraphBuilder<>& b, Value x, std::int64_t planes, std::int64_t stride, bool frozen) {
+  Value y = b.relu(conv_bn(b, x, planes, 3, stride, 1, "conv1", "bn1", frozen), "relu1");
+  y = conv_bn(b, y, planes, 3, 1, 1, "conv2", "bn2", frozen);
+  return b.relu(b.add(y, shortcut(b, x, planes, stride, frozen), "add"), "relu2");
 }
 
+/// The stem and the four stages (what DETR's backbone keeps: torchvision's IntermediateLayerGetter
+/// up to layer4): [N, 3, H, W] -> [N, 512 (basic) or 2048, H/32, W/32], rounded as the convs round.
 /// `basic`: ResNet-34's basic blocks, else bottlenecks.
-inline Graph<> resnet(std::string const& model, ResNetConfig const& c, ModelOptions const& o, bool basic = false) {
-  std::int64_t n = batch_of(o, model);
-  std::int64_t side = resolution_of(o, model, 224, 1);
-  auto b = builder_for(o);
-  Value x = b.input("image", {n, 3, side, side}, o.dtype);
-  x = b.relu(conv_bn(b, x, 64, 7, 2, 1, "conv1", "bn1"), "relu");
+inline Value resnet_features(GraphBuilder<>& b, Value x, ResNetConfig const& c, bool basic = false) {
+  x = b.relu(conv_bn(b, x, 64, 7, 2, 1, "conv1", "bn1", c.frozen_batch_norm), "relu");
   x = b.max_pool(x, {3, 3}, {.stride = {2, 2}, .pad = pad2(1, 1)}, "maxpool");
   constexpr std::array<std::int64_t, 4> planes{64, 128, 256, 512};
   for (std::size_t stage = 0; stage < 4; ++stage)
     for (int i = 0; i < c.blocks[stage]; ++i) {
       auto s = b.scope("layer" + std::to_string(stage + 1) + "." + std::to_string(i));
       std::int64_t stride = i == 0 && stage > 0 ? 2 : 1;
-      x = basic ? basic_block(b, x, planes[stage], stride) : bottleneck(b, x, planes[stage], stride, c);
+      x = basic ? basic_block(b, x, planes[stage], stride, c.frozen_batch_norm) : bottleneck(b, x, planes[stage], stride, c);
     }
+  return x;
+}
+
+inline Graph<> resnet(std::string const& model, ResNetConfig const& c, ModelOptions const& o, bool basic = false) {
+  std::int64_t n = batch_of(o, model);
+  std::int64_t side = resolution_of(o, model, 224, 1);
+  auto b = builder_for(o);
+  Value x = resnet_features(b, b.input("image", {n, 3, side, side}, o.dtype), c, basic);
   x = flatten(b, b.global_avg_pool(x, "avgpool"));
   Value logits = b.linear(x, c.num_classes, true, Activation::none, "fc");
   return finish(std::move(b), {logits}, o);

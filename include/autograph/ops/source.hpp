@@ -41,6 +41,10 @@ struct Weight {
   std::shared_ptr<std::vector<float> const> data = nullptr;  // null: shape only
   std::uint64_t id = 0;                            // tells apart shape-only weights
   WeightInit init = WeightInit::fan_in;
+  // false: a buffer, state the model keeps beside its parameters and never trains (PyTorch's
+  // register_buffer: DETR's frozen BatchNorm, a positional encoding computed at build time);
+  // trainable_parameters() leaves it out. Not part of the hash: the id already tells weights apart.
+  bool trainable = true;
 
   auto params() const { return std::tuple{desc, id, reinterpret_cast<std::uintptr_t>(data.get()), init}; }
   std::vector<TensorDesc> infer(std::span<TensorDesc const>) const {
