@@ -26,21 +26,7 @@ std::set<std::pair<std::string, std::vector<NodeId>>> groups_of(Graph<> const& g
   return r;
 }
 
-/// conv -> relu -> add(., y) -> sigmoid
-struct Chain {
-  Graph<> g;
-  NodeId conv, relu, add, sig;
-  Chain() {
-    GraphBuilder b;
-    auto x = b.input("x", {1, 4, 8, 8}), y = b.input("y", {1, 4, 8, 8});
-    auto c = b.conv2d(x, 4, {3, 3});
-    auto r = b.relu(c);
-    auto a = b.add(r, y);
-    auto s = b.sigmoid(a);
-    conv = c.node, relu = r.node, add = a.node, sig = s.node;
-    g = std::move(b).build({s});
-  }
-};
+using testing::Chain;
 
 TEST(PatternGenerator, RuleGrowsEveryPrefixOfAConvChain) {
   Chain c;

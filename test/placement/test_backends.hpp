@@ -3,6 +3,7 @@
 // a fusion engine's rule (a conv or matmul followed by a chain of elementwise ops, the
 // inference BatchNorm counted as one: a per-channel affine), an elementwise-chain rule, and a
 // per-op backend.
+#include <autograph/graph/builder.hpp>
 #include <autograph/placement/backend_registry.hpp>
 
 namespace autograph::placement::testing {
@@ -77,6 +78,22 @@ struct PerOpBackend {
   template <class Set>
   rules::Status can_run(Graph<Set> const&, Group const&) const {
     return rules::ok;
+  }
+};
+
+/// conv -> relu -> add(., y) -> sigmoid
+struct Chain {
+  Graph<> g;
+  NodeId conv, relu, add, sig;
+  Chain() {
+    GraphBuilder b;
+    auto x = b.input("x", {1, 4, 8, 8}), y = b.input("y", {1, 4, 8, 8});
+    auto c = b.conv2d(x, 4, {3, 3});
+    auto r = b.relu(c);
+    auto a = b.add(r, y);
+    auto s = b.sigmoid(a);
+    conv = c.node, relu = r.node, add = a.node, sig = s.node;
+    g = std::move(b).build({s});
   }
 };
 

@@ -3,15 +3,18 @@
 // a graph by candidate groups, where a placement costs the sum of its groups' measured costs
 // plus a constant epsilon per group (Eq. 2).
 //
-// A DP state is the set s of nodes placed so far, always closed under producers (every
-// producer of a placed node is placed), so C_opt(s) is the cost of running s first. The
-// frontier node of s is its first unplaced node in a fixed topological order: every producer of
-// it is placed, and whichever group covers it in an optimal completion of s can be placed next
-// (its other nodes are unplaced, and its producers outside it are placed or the group could not
-// follow s at all). Expanding only the groups that contain the frontier node therefore reaches
-// every cover, each through one sequence of states, and Dijkstra's order (costs are >= 0)
+// A DP state is a set s of placed nodes closed under producers (every producer of a placed
+// node is placed), so s can run first and C_opt(s) is its cost; from s, a group can be placed
+// next when it is disjoint from s and its producers outside it are in s. Every order in which
+// a cover's groups can run passes through such states, and Dijkstra's order (costs >= 0)
 // settles each state once at its C_opt: Eq. 3 read forwards, memoised on the set of placed
-// nodes.
+// nodes. Collage's frontier keeps the expansions few: the frontier node f of s is its first
+// unplaced node in a fixed topological order (all its producers are placed). The group G that
+// covers f in a cover completing s either can be placed now, or waits for unplaced producers
+// (a residual Add fused with one branch waits for the other branch); then some group of the
+// cover that can be placed now contains an ancestor of those producers. So the DP expands
+// only the groups containing f and the groups containing an unplaced ancestor of a waiting
+// group of f, and still reaches every cover (by induction over the cover's groups).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -54,7 +57,11 @@ Placement op_level_dp(GraphFacts<Set> const& facts, std::span<Candidate const> c
     std::vector<std::uint32_t> nodes, producers;
   };
   std::vector<Prepared> prep(candidates.size());
-  std::vector<std::vector<std::uint32_t>> by_first(n);
+  std::vector<std::vector<std::uint32_t>> by_node(n);  // candidates containing each node
+  std::vector<std::vector<std::uint32_t>> producers(n);
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (Value in : g[placed[i]].inputs)
+      if (facts.placed(in.node)) producers[i].push_back(dense[in.node]);
   for (std::uint32_t c = 0; c < candidates.size(); ++c) {
     auto const& grp = candidates[c].group;
     if (grp.nodes.empty()) throw Error("op-level placement: candidate " + std::to_string(c) + " (" + candidates[c].pattern + ") is empty");
@@ -66,13 +73,10 @@ Placement op_level_dp(GraphFacts<Set> const& facts, std::span<Candidate const> c
         if (facts.placed(in.node) && !grp.contains(in.node)) prep[c].producers.push_back(dense[in.node]);
     }
     std::ranges::sort(prep[c].nodes);
-    by_first[prep[c].nodes.front()].push_back(c);
+    for (std::uint32_t i : prep[c].nodes) by_node[i].push_back(c);
   }
-  for (std::uint32_t i = 0; i < n; ++i) {
-    bool covered = !by_first[i].empty();
-    for (std::uint32_t c = 0; c < candidates.size() && !covered; ++c) covered = candidates[c].group.contains(placed[i]);
-    if (!covered) throw Error("op-level placement: no backend can run " + g.label(placed[i]) + " (no candidate group contains it)");
-  }
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (by_node[i].empty()) throw Error("op-level placement: no backend can run " + g.label(placed[i]) + " (no candidate group contains it)");
 
   std::vector<double> cost_of(candidates.size(), std::numeric_limits<double>::quiet_NaN());
   auto group_cost = [&](std::uint32_t c) {
@@ -123,6 +127,8 @@ Placement op_level_dp(GraphFacts<Set> const& facts, std::span<Candidate const> c
   queue.push({0.0, 0});
   std::uint32_t goal = none;
   std::size_t settled = 0;
+  std::vector<std::uint32_t> expand, stack, visited;
+  std::vector<char> seen(n, 0);
   while (!queue.empty()) {
     auto [c, s] = queue.top();
     queue.pop();
@@ -134,7 +140,33 @@ Placement op_level_dp(GraphFacts<Set> const& facts, std::span<Candidate const> c
       goal = s;
       break;
     }
-    for (std::uint32_t cand : by_first[first]) {
+    // The expansions: groups containing the frontier node, and for each of those that waits
+    // for unplaced producers, the groups containing an unplaced ancestor of them.
+    expand.clear();
+    for (std::uint32_t cand : by_node[first]) {
+      expand.push_back(cand);
+      for (std::uint32_t i : prep[cand].producers)
+        if (!has(s, i) && !seen[i]) {
+          seen[i] = 1;
+          stack.push_back(i);
+        }
+    }
+    while (!stack.empty()) {
+      std::uint32_t i = stack.back();
+      stack.pop_back();
+      visited.push_back(i);
+      expand.insert(expand.end(), by_node[i].begin(), by_node[i].end());
+      for (std::uint32_t p : producers[i])
+        if (!has(s, p) && !seen[p]) {
+          seen[p] = 1;
+          stack.push_back(p);
+        }
+    }
+    for (std::uint32_t i : visited) seen[i] = 0;
+    visited.clear();
+    std::ranges::sort(expand);
+    expand.erase(std::unique(expand.begin(), expand.end()), expand.end());
+    for (std::uint32_t cand : expand) {
       auto const& p = prep[cand];
       bool fits = std::ranges::none_of(p.nodes, [&](std::uint32_t i) { return has(s, i); }) &&
                   std::ranges::all_of(p.producers, [&](std::uint32_t i) { return has(s, i); });
