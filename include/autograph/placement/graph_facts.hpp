@@ -17,7 +17,8 @@ class GraphFacts {
  public:
   explicit GraphFacts(Graph<Set> const& g)
       : g_(&g), order_(topological_order(g)), position_(g.id_bound(), npos), placed_(g.id_bound(), 0) {
-    auto weight_only = weight_only_nodes(g, std::span<NodeId const>(order_));
+    weight_only_ = weight_only_nodes(g, std::span<NodeId const>(order_));
+    auto const& weight_only = weight_only_;
     for (std::uint32_t i = 0; i < order_.size(); ++i) {
       NodeId n = order_[i];
       position_[n] = i;
@@ -34,6 +35,9 @@ class GraphFacts {
   std::uint32_t position(NodeId n) const { return position_[n]; }
   /// Whether a backend must run `n` (not a source, not computed from weights alone).
   bool placed(NodeId n) const { return n < placed_.size() && placed_[n] != 0; }
+  /// A Weight, or a node computing from weights alone: a constant whose data is in place before
+  /// the first run (a backend may repack it once).
+  bool constant(NodeId n) const { return weight_only_[n] != 0; }
   /// The placed nodes, producers first.
   std::span<NodeId const> placed_nodes() const { return placed_order_; }
 
@@ -69,6 +73,7 @@ class GraphFacts {
   std::vector<NodeId> order_;
   std::vector<std::uint32_t> position_;
   std::vector<char> placed_;
+  std::vector<char> weight_only_;
   std::vector<NodeId> placed_order_;
 };
 
