@@ -112,5 +112,32 @@ TEST(CpuBackends, OwnElementwiseChainAndDepthwiseMatchTheReference) {
   EXPECT_TRUE(runs_like_reference(g, p));
 }
 
+TEST(CpuBackends, OwnChainsComputeOnChannelsLastNeighboursAndReorderMixedInputs) {
+  // c1 is also read by a Reshape, which takes only plain tensors, so c1 stays plain; c2 and the
+  // chain's output lie channels-last between the convolutions.
+  GraphBuilder b;
+  auto x = b.input("x", {1, 8, 10, 10});
+  auto c1 = b.conv2d(x, 8, {3, 3}), c2 = b.conv2d(x, 8, {1, 1});
+  auto t = b.add(b.relu(c1), c2);
+  auto g = std::move(b).build({b.conv2d(t, 4, {3, 3}), b.reshape(c1, {8, 100})});
+  fill_random_weights(g, 4);
+  auto p = prefer(g, "own");
+  auto placed = placed_graph(All{}, g, p);
+  auto lowered = lower(placed, LowerOptions{.channels_last = true});
+  std::size_t chains = 0;
+  for (NodeId id : placed.node_ids()) {
+    if (!placed[id].is<BackendGroup>()) continue;
+    ++chains;
+    auto const* node = lowered->node(id);
+    ASSERT_NE(node, nullptr);
+    std::vector<Layout> in;
+    for (auto v : node->inputs) in.push_back(lowered->layouts[v]);
+    EXPECT_EQ(std::ranges::count(in, Layout::channels_last), 1) << "one input channels-last, one plain";
+    EXPECT_EQ(lowered->layouts[node->outputs[0]], Layout::channels_last);
+  }
+  EXPECT_EQ(chains, 1u);
+  EXPECT_TRUE(runs_like_reference(g, p));
+}
+
 }  // namespace
 }  // namespace autograph::cpu

@@ -8,11 +8,12 @@
 // them for the next run), then places the model four ways and measures each on the CPU
 // runtime: oneDNN alone, BLAS and our kernels each with oneDNN for what they cannot run, and
 // all three by the DP. Prints the latencies, the search times, and which backend runs how
-// many ops in the full placement.
+// many ops in the full placement; --dot draws the full placement, one colour per backend.
 #include <autograph/cpu/backends/blas.hpp>
 #include <autograph/cpu/backends/onednn.hpp>
 #include <autograph/cpu/backends/own_kernels.hpp>
 #include <autograph/cpu/backends/place.hpp>
+#include <autograph/io/dot.hpp>
 #include <autograph/models/zoo.hpp>
 
 #include <iostream>
@@ -21,6 +22,7 @@
 #include <string>
 
 #include "command.hpp"
+#include "output_file.hpp"
 
 namespace {
 
@@ -31,6 +33,7 @@ struct PlaceCmdOptions {
   std::string db = "autograph-placement-costs.json";
   std::int64_t batch = 0, resolution = 0;
   double group_budget_ms = 20;
+  cli::OutputFile dot{"--dot"};
 };
 
 int run_place(PlaceCmdOptions const& o) {
@@ -88,6 +91,16 @@ int run_place(PlaceCmdOptions const& o) {
               << (c.faster ? " (faster beyond noise)" : "") << ", " << c.runs << " runs each\n";
     if (i + 1 < variants.size() && ratio > best_ratio) best = i, best_ratio = ratio;
   }
+  if (o.dot.wanted()) {
+    auto const& p = placed.back();
+    std::map<std::string, std::string> colour{{"onednn", "#80b1d3"}, {"blas", "#fdb462"}, {"own", "#b3de69"}};
+    o.dot.write([&](std::ostream& f) {
+      write_dot(f, p.graph,
+                {.fill_color = [&](NodeId id) { return p.node_backend[id].empty() ? std::string() : colour[p.node_backend[id]]; },
+                 .title = o.model + " — op-level placement: oneDNN blue, BLAS orange, own kernels green"});
+    });
+    std::cout << "  dot            " << o.dot.path << "\n";
+  }
   auto c = rt.compare(placed[best].graph, placed.back().graph);
   std::cout << "  placement against the best single backend (" << variants[best].label << "): " << cli::fixed(c.challenger_ms, 3) << " ms against "
             << cli::fixed(c.incumbent_ms, 3) << " ms, x" << cli::fixed(c.incumbent_ms / c.challenger_ms, 3) << "\n";
@@ -103,7 +116,11 @@ autograph::cli::Register place_cmd{{"place", "Place a model's ops on the CPU bac
       ->check(autograph::cli::positive_integer);
   app.add_option("--group-budget", o->group_budget_ms, "Milliseconds of timed runs per group measurement (at least 5 runs)")
       ->capture_default_str();
-  return [o] { return run_place(*o); };
+  cli::add_output_option(app, "--dot", o->dot, "Write the full placement as DOT, one colour per backend");
+  return [o] {
+    o->dot.check();
+    return run_place(*o);
+  };
 }}};
 
 }  // namespace

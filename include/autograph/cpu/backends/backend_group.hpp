@@ -23,6 +23,10 @@ struct GroupBody {
   Graph<BuiltinOps> graph;
   std::string backend, pattern;
   std::function<void(Graph<BuiltinOps> const&, Preparation&)> build;
+  // The kernel reads and writes 4-D tensors in whichever layout lowering gives them
+  // (Preparation::input_layout / output_layout), so channels-last values need no reorder
+  // around it (cpu/kernel.hpp's Layout).
+  bool any_layout = false;
 };
 
 struct BackendGroup {
@@ -69,6 +73,12 @@ struct BackendGroup {
 template <>
 struct Kernel<BackendGroup> {
   static void prepare(BackendGroup const& op, Preparation& p) { op.body->build(op.body->graph, p); }
+  static bool takes_channels_last(BackendGroup const& op, std::span<TensorDesc const> in, std::size_t i) {
+    return op.body->any_layout && in[i].shape.rank() == 4;
+  }
+  static bool gives_channels_last(BackendGroup const& op, std::span<TensorDesc const> in) {
+    return op.body->any_layout && !in.empty() && in[0].shape.rank() == 4;
+  }
 };
 
 /// The operators of a placed graph.

@@ -7,7 +7,10 @@
 // Optionally, `std::optional<AnyOp> as_op(Graph<BuiltinOps> const& group) const` says that the
 // group is one built-in operator the runtime's own kernels run (a convolution with its
 // activation fused): the placed graph then holds that op, which keeps the runtime's choices
-// for it (channels-last layouts between the kernels that take them).
+// for it (channels-last layouts between the kernels that take them). And optionally
+// `bool any_layout(Graph<BuiltinOps> const& group) const`: its kernel for the group reads and
+// writes 4-D tensors in the layouts Preparation::input_layout / output_layout say, so the
+// runtime need not reorder channels-last neighbours' tensors around it.
 #include <concepts>
 #include <optional>
 

@@ -9,6 +9,7 @@
 // Both compute with the ops' own scalar functions (ops/unary.hpp, ops/elementwise.hpp), the ones
 // the reference kernels use.
 #include <array>
+#include <cstdint>
 #include <limits>
 #include <utility>
 #if defined(_OPENMP)
@@ -138,6 +139,13 @@ struct OwnKernels {
     return rules::ok;  // the rules' valid_op already checked the shapes
   }
 
+  /// An elementwise chain computes on any layout: inputs in another layout than the output's
+  /// are converted first (build_chain).
+  bool any_layout(Graph<BuiltinOps> const& group) const {
+    auto ops = group_ops(group);
+    return !(ops.size() == 1 && group[ops[0]].is<Conv2D>());
+  }
+
   void build(Graph<BuiltinOps> const& group, Preparation& p) const {
     auto ops = group_ops(group);
     if (ops.size() == 1 && group[ops[0]].is<Conv2D>()) return build_depthwise(*group[ops[0]].get_if<Conv2D>(), p);
@@ -166,11 +174,40 @@ struct OwnKernels {
     std::uint32_t const slots = next;
     int const threads = p.threads();
     std::size_t const scratch = p.workspace(static_cast<std::size_t>(threads) * slots * block * sizeof(float));
+    // Inputs lying in another layout than the output (a 4-D value only one of whose readers
+    // takes channels-last stays plain) are reordered into the output's first.
+    Layout const out_layout = p.output_layout(0);
+    std::vector<std::size_t> convert(inputs.size(), SIZE_MAX);
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (p.input_layout(i) != out_layout) convert[i] = p.workspace(static_cast<std::size_t>(n) * sizeof(float));
+    Shape const shape = p.outputs()[0].shape;
     p.run("own elementwise chain (" + std::to_string(steps.size()) + " ops, one pass)", [=](Io const& io) -> Runner {
       std::vector<float const*> in(io.in.begin(), io.in.end());
+      std::vector<std::pair<float const*, float*>> reorders;  // (from, to)
+      for (std::size_t i = 0; i < in.size(); ++i)
+        if (convert[i] != SIZE_MAX) {
+          auto* to = static_cast<float*>(io.workspace[convert[i]]);
+          reorders.emplace_back(in[i], to);
+          in[i] = to;
+        }
       float* out = io.out[0];
       auto* tmp = static_cast<float*>(io.workspace[scratch]);
       return [=] {
+        if (!reorders.empty()) {
+          // Plain <-> channels-last, element by element: x[n][c][h][w] at (n*C + c)*HW + h*W + w
+          // plain, n*HW*C + (h*W + w)*C + c channels-last (kernel.hpp's layout_strides).
+          std::int64_t const N = shape[0], C = shape[1], HW = shape[2] * shape[3];
+          bool const to_cl = out_layout == Layout::channels_last;
+          for (auto [from, to] : reorders) {
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+            for (std::int64_t nc = 0; nc < N * C; ++nc) {
+              std::int64_t const b = nc / C, c = nc % C;
+              float const* src = to_cl ? from + nc * HW : from + b * HW * C + c;
+              float* dst = to_cl ? to + b * HW * C + c : to + nc * HW;
+              for (std::int64_t i = 0; i < HW; ++i) (to_cl ? dst[i * C] : dst[i]) = to_cl ? src[i] : src[i * C];
+            }
+          }
+        }
         std::int64_t const blocks = (n + block - 1) / block;
 #pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
         for (std::int64_t blk = 0; blk < blocks; ++blk) {

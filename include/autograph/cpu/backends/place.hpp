@@ -46,6 +46,7 @@ struct PlaceOptions {
 
 struct PlacedGraph {
   Graph<PlacedOps> graph;
+  std::vector<std::string> node_backend;    // by node id of `graph`: the backend running it (empty: not a kernel)
   placement::Placement placement;           // costs in microseconds
   std::vector<placement::GeneratorStats> generator;
   placement::CandidateCosts costs;
@@ -59,6 +60,7 @@ namespace detail {
 struct CpuBackendOps {
   std::function<void(Graph<BuiltinOps> const&, Preparation&)> build;
   std::function<std::optional<AnyOp>(Graph<BuiltinOps> const&)> as_op;
+  std::function<bool(Graph<BuiltinOps> const&)> any_layout;
 };
 
 template <CpuBackend B>
@@ -69,6 +71,10 @@ CpuBackendOps cpu_backend_ops() {
     ops.as_op = [](Graph<BuiltinOps> const& group) { return B{}.as_op(group); };
   else
     ops.as_op = [](Graph<BuiltinOps> const&) { return std::optional<AnyOp>{}; };
+  if constexpr (requires(B const& b, Graph<BuiltinOps> const& group) { { b.any_layout(group) } -> std::convertible_to<bool>; })
+    ops.any_layout = [](Graph<BuiltinOps> const& group) { return B{}.any_layout(group); };
+  else
+    ops.any_layout = [](Graph<BuiltinOps> const&) { return false; };
   return ops;
 }
 
@@ -76,15 +82,18 @@ CpuBackendOps cpu_backend_ops() {
 inline AnyOp group_op(CpuBackendOps const& backend, std::string const& name, std::string const& pattern, GroupGraph const& gg) {
   if (gg.outputs.size() == 1)
     if (auto op = backend.as_op(gg.graph)) return *op;
-  auto body = std::make_shared<GroupBody>(GroupBody{gg.graph, name, pattern, backend.build});
+  auto body = std::make_shared<GroupBody>(GroupBody{gg.graph, name, pattern, backend.build, backend.any_layout(gg.graph)});
   return AnyOp{BackendGroup{std::move(body)}};
 }
 
 }  // namespace detail
 
-/// The graph `g` run as `placement` says, each group one node (see the file comment).
+/// The graph `g` run as `placement` says, each group one node (see the file comment). With
+/// `node_backend`, receives the backend of each node of the result (empty for sources and
+/// constants), by node id: what reports and DOT pictures show.
 template <class... B>
-Graph<PlacedOps> placed_graph(Backends<B...>, Graph<BuiltinOps> const& g, placement::Placement const& p) {
+Graph<PlacedOps> placed_graph(Backends<B...>, Graph<BuiltinOps> const& g, placement::Placement const& p,
+                              std::vector<std::string>* node_backend = nullptr) {
   std::vector<detail::CpuBackendOps> ops{detail::cpu_backend_ops<B>()...};
   std::vector<std::string> names{std::string(B::name)...};
   Graph<PlacedOps> out;
@@ -112,7 +121,12 @@ Graph<PlacedOps> placed_graph(Backends<B...>, Graph<BuiltinOps> const& g, placem
     if (pg.group.size() > 1) name += "+" + std::to_string(pg.group.size() - 1);
     NodeId id = out.add(std::move(op), std::span<Value const>(ins), name);
     for (std::uint32_t i = 0; i < gg.outputs.size(); ++i) map[{gg.outputs[i].node, gg.outputs[i].port}] = Value{id, i};
+    if (node_backend) {
+      node_backend->resize(out.id_bound());
+      (*node_backend)[id] = backend;
+    }
   }
+  if (node_backend) node_backend->resize(out.id_bound());
   std::vector<Value> outs;
   for (Value v : g.outputs()) outs.push_back(mapped(v));
   out.set_outputs(std::move(outs));
@@ -184,7 +198,7 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
   auto by_index = [&](placement::Candidate const& c) { return r.costs.us[static_cast<std::size_t>(&c - candidates.data())]; };
   r.placement = placement::op_level_dp(facts, std::span<placement::Candidate const>(candidates), names, by_index, o.dp);
   r.dp_seconds = r.placement.seconds;
-  r.graph = placed_graph(backends, g, r.placement);
+  r.graph = placed_graph(backends, g, r.placement, &r.node_backend);
   return r;
 }
 
