@@ -103,7 +103,9 @@ int run_place(PlaceCmdOptions const& o) {
   }
   auto c = rt.compare(placed[best].graph, placed.back().graph);
   std::cout << "  placement against the best single backend (" << variants[best].label << "): " << cli::fixed(c.challenger_ms, 3) << " ms against "
-            << cli::fixed(c.incumbent_ms, 3) << " ms, x" << cli::fixed(c.incumbent_ms / c.challenger_ms, 3) << "\n";
+            << cli::fixed(c.incumbent_ms, 3) << " ms, x" << cli::fixed(c.incumbent_ms / c.challenger_ms, 3) << "\n"
+            << "  guarded        " << (c.faster ? "keeps the op-level placement (faster beyond noise)" : "keeps " + variants[best].label + " (the placement is not faster beyond noise)")
+            << " — cpu::place_guarded's rule\n";
   return 0;
 }
 

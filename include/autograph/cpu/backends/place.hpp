@@ -13,6 +13,7 @@
 // measures an op (cpu/profiler.hpp): the group's node alone and `copies` independent copies on
 // one stream are timed, and (T(copies) - T(1)) / (copies - 1) cancels the run's fixed cost.
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -45,6 +46,7 @@ struct PlaceOptions {
 };
 
 struct PlacedGraph {
+  std::string guard;                        // place_guarded(): which placement it kept, and the medians
   Graph<PlacedOps> graph;
   std::vector<std::string> node_backend;    // by node id of `graph`: the backend running it (empty: not a kernel)
   placement::Placement placement;           // costs in microseconds
@@ -55,6 +57,12 @@ struct PlacedGraph {
 };
 
 namespace detail {
+
+inline std::string cli_ms(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", ms);
+  return buf;
+}
 
 /// What the placed graph needs of each backend, type-erased.
 struct CpuBackendOps {
@@ -200,6 +208,29 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
   r.dp_seconds = r.placement.seconds;
   r.graph = placed_graph(backends, g, r.placement, &r.node_backend);
   return r;
+}
+
+/// place(), guarded by a measurement: the DP's placement is kept only when `judge` measures it
+/// faster than the placement on `single` alone (interleaved runs, CpuRuntime::compare);
+/// otherwise the single backend's placement is returned. Op-level costs are measured with each
+/// group alone (Collage Eq. 2), so a placement can lose in the model what its groups win alone:
+/// a plain-layout kernel between channels-last ones adds reorders, concurrent streams share the
+/// cores. Collage's graph-level stage (§4.3) measures whole placements for the same reason.
+template <class... B, class Policy, class JudgePolicy>
+PlacedGraph place_guarded(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuRuntime<Policy>& profiler,
+                          BasicCpuRuntime<JudgePolicy>& judge, placement::CostDatabase& db, std::string const& single, PlaceOptions o = {}) {
+  PlacedGraph dp = place(backends, g, profiler, db, o);
+  o.backends = {single};
+  PlacedGraph alone = place(backends, g, profiler, db, o);
+  Comparison c = judge.compare(alone.graph, dp.graph);
+  using detail::cli_ms;
+  std::string medians = cli_ms(c.challenger_ms) + " ms against " + cli_ms(c.incumbent_ms) + " ms for " + single + " alone, " + std::to_string(c.runs) + " runs each";
+  if (c.faster) {
+    dp.guard = "kept the op-level placement: " + medians;
+    return dp;
+  }
+  alone.guard = "kept " + single + " alone: the op-level placement measured " + medians + ", not faster beyond noise";
+  return alone;
 }
 
 }  // namespace autograph::cpu
