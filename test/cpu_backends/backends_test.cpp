@@ -139,5 +139,18 @@ TEST(CpuBackends, OwnChainsComputeOnChannelsLastNeighboursAndReorderMixedInputs)
   EXPECT_TRUE(runs_like_reference(g, p));
 }
 
+TEST(CpuBackends, OwnChainsFoldBatchNormsPlainAndChannelsLast) {
+  // conv -> BatchNorm -> Add(other conv) -> Relu -> conv: the chain between channels-last
+  // convolutions; and the same chain read by a Reshape (plain).
+  GraphBuilder b;
+  auto x = b.input("x", {2, 6, 9, 7});
+  auto t = b.relu(b.add(b.batch_norm(b.conv2d(x, 6, {3, 3})), b.conv2d(x, 6, {1, 1})));
+  auto g = std::move(b).build({b.conv2d(t, 4, {3, 3}), b.reshape(b.relu(b.batch_norm(x)), {2, 378})});
+  fill_random_weights(g, 5);
+  auto p = prefer(g, "own");
+  EXPECT_EQ(group_nodes(g, p, "own"), 2u);  // BatchNorm+Add+Relu, BatchNorm+Relu
+  EXPECT_TRUE(runs_like_reference(g, p));
+}
+
 }  // namespace
 }  // namespace autograph::cpu

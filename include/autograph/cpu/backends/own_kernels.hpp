@@ -1,7 +1,7 @@
 #pragma once
 // Our own kernels as a backend:
-// - an elementwise chain (unary and binary elementwise ops of one shape, Scale, Identity) in
-//   one pass: blocks of the tensor small enough to stay in L1 go through every op of the chain
+// - an elementwise chain (unary and binary elementwise ops of one shape, Scale, Identity, and
+//   inference BatchNorms with constant parameters: a per-channel affine) in one pass: blocks of the tensor small enough to stay in L1 go through every op of the chain
 //   before the next block is read, so the chain reads its inputs and writes its output once,
 //   where one kernel per op reads and writes every intermediate tensor;
 // - a direct depthwise convolution (groups = input channels = output channels), with its bias
@@ -9,6 +9,7 @@
 // Both compute with the ops' own scalar functions (ops/unary.hpp, ops/elementwise.hpp), the ones
 // the reference kernels use.
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <utility>
@@ -17,6 +18,7 @@
 #endif
 
 #include "autograph/cpu/backends/cpu_backend.hpp"
+#include "autograph/graph/weight_only.hpp"
 #include "autograph/runtime/cpu/conv2d.hpp"
 
 namespace autograph::cpu::backends {
@@ -51,6 +53,8 @@ struct ChainStep {
   BinaryLoop binary = nullptr;
   float alpha = 0, beta = 0;  // Unary parameters; Scale: y = x * alpha + beta
   bool scale = false;
+  bool batch_norm = false;            // inference BatchNorm: y = (x - mean[c]) * scale[c] / sqrt(var[c] + alpha) + bias[c]
+  std::array<std::uint32_t, 4> params{};  // BatchNorm: the slots of scale, bias, mean, var (constant inputs of the chain)
   std::uint32_t a = 0, b = 0, dst = 0;
 };
 
@@ -79,6 +83,10 @@ inline bool chain_step(AnyOp const& op, ChainStep& s) {
       s.alpha = o.scale;
       s.beta = o.shift;
       return true;
+    } else if constexpr (std::is_same_v<O, BatchNorm>) {
+      s.batch_norm = true;
+      s.alpha = o.epsilon;
+      return true;
     } else if constexpr (std::is_same_v<O, Identity>) {
       s.unary = unary_loops[static_cast<std::size_t>(UnaryKind::clip)];  // clip to (-inf, inf): a copy
       s.alpha = -std::numeric_limits<float>::infinity();
@@ -90,12 +98,18 @@ inline bool chain_step(AnyOp const& op, ChainStep& s) {
   });
 }
 
+/// An op a chain runs: elementwise of one shape (no broadcasting), or an inference BatchNorm
+/// whose per-channel parameters are constants (folded into one scale once they are bound).
 template <class Set>
 bool chain_op(Graph<Set> const& g, NodeId n) {
   ChainStep s;
   if (!chain_step(g[n].op, s)) return false;
-  auto const& out = g[n].outputs[0];
-  return std::ranges::all_of(g[n].inputs, [&](Value v) { return g.desc(v) == out; });  // no broadcasting
+  auto const& node = g[n];
+  auto const& out = node.outputs[0];
+  if (s.batch_norm)
+    return g.desc(node.inputs[0]) == out &&
+           std::all_of(node.inputs.begin() + 1, node.inputs.end(), [&](Value v) { return is_weight_only(g, v.node); });
+  return std::ranges::all_of(node.inputs, [&](Value v) { return g.desc(v) == out; });
 }
 
 inline bool depthwise(AnyOp const& op, std::span<TensorDesc const> in) {
@@ -164,7 +178,14 @@ struct OwnKernels {
       detail::ChainStep s;
       if (!detail::chain_step(group[n].op, s)) p.reject(std::string(group[n].op_name()) + " is not an elementwise op of a chain");
       s.a = slot[group[n].inputs[0].node];
-      if (group[n].inputs.size() == 2) s.b = slot[group[n].inputs[1].node];
+      if (s.batch_norm) {
+        for (std::size_t k = 0; k < 4; ++k) {
+          s.params[k] = slot[group[n].inputs[k + 1].node];
+          if (s.params[k] >= inputs.size() || !p.constant_input(s.params[k])) p.reject("a BatchNorm in a chain needs constant parameters");
+        }
+      } else if (group[n].inputs.size() == 2) {
+        s.b = slot[group[n].inputs[1].node];
+      }
       s.dst = slot[n] = next++;
       steps.push_back(s);
     }
@@ -178,9 +199,12 @@ struct OwnKernels {
     // takes channels-last stays plain) are reordered into the output's first.
     Layout const out_layout = p.output_layout(0);
     std::vector<std::size_t> convert(inputs.size(), SIZE_MAX);
-    for (std::size_t i = 0; i < inputs.size(); ++i)
-      if (p.input_layout(i) != out_layout) convert[i] = p.workspace(static_cast<std::size_t>(n) * sizeof(float));
     Shape const shape = p.outputs()[0].shape;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (p.inputs()[i].shape == shape && p.input_layout(i) != out_layout) convert[i] = p.workspace(static_cast<std::size_t>(n) * sizeof(float));
+    // BatchNorm's channel of element i: i % C channels-last, (i / inner) % C plain.
+    std::int64_t const channels = shape.rank() >= 2 ? shape[1] : 1;
+    std::int64_t const inner = shape.rank() >= 2 ? n / std::max<std::int64_t>(shape[0] * channels, 1) : 1;
     p.run("own elementwise chain (" + std::to_string(steps.size()) + " ops, one pass)", [=](Io const& io) -> Runner {
       std::vector<float const*> in(io.in.begin(), io.in.end());
       std::vector<std::pair<float const*, float*>> reorders;  // (from, to)
@@ -190,6 +214,19 @@ struct OwnKernels {
           reorders.emplace_back(in[i], to);
           in[i] = to;
         }
+      // Per BatchNorm step: mean, scale / sqrt(var + eps), bias per channel (the parameters are
+      // constants, in place when binding).
+      std::vector<std::array<std::vector<float>, 3>> norms(steps.size());
+      for (std::size_t k = 0; k < steps.size(); ++k) {
+        auto const& s = steps[k];
+        if (!s.batch_norm) continue;
+        float const *scale = io.in[s.params[0]], *bias = io.in[s.params[1]], *mean = io.in[s.params[2]], *var = io.in[s.params[3]];
+        for (std::int64_t c = 0; c < channels; ++c) {
+          norms[k][0].push_back(mean[c]);
+          norms[k][1].push_back(scale[c] / std::sqrt(var[c] + s.alpha));
+          norms[k][2].push_back(bias[c]);
+        }
+      }
       float* out = io.out[0];
       auto* tmp = static_cast<float*>(io.workspace[scratch]);
       return [=] {
@@ -221,9 +258,25 @@ struct OwnKernels {
           auto at = [&](std::uint32_t s) -> float* { return s == result ? out + begin : mine + static_cast<std::int64_t>(s) * block; };
           for (std::size_t i = 0; i < in.size(); ++i) src[i] = in[i] + begin;
           auto read = [&](std::uint32_t s) -> float const* { return s < in.size() ? src[s] : at(s); };
-          for (auto const& s : steps) {
+          for (std::size_t k = 0; k < steps.size(); ++k) {
+            auto const& s = steps[k];
             float* y = at(s.dst);
-            if (s.scale) {
+            if (s.batch_norm) {
+              float const* x = read(s.a);
+              float const *mean = norms[k][0].data(), *a = norms[k][1].data(), *bias = norms[k][2].data();
+              if (out_layout == Layout::channels_last) {
+                std::int64_t c = begin % channels;
+                for (std::int64_t i = 0; i < len; ++i) {
+                  y[i] = (x[i] - mean[c]) * a[c] + bias[c];
+                  if (++c == channels) c = 0;
+                }
+              } else {
+                for (std::int64_t i = 0; i < len;) {
+                  std::int64_t const at_i = begin + i, c = (at_i / inner) % channels, end = std::min(len, i + inner - at_i % inner);
+                  for (; i < end; ++i) y[i] = (x[i] - mean[c]) * a[c] + bias[c];
+                }
+              }
+            } else if (s.scale) {
               float const* x = read(s.a);
               for (std::int64_t i = 0; i < len; ++i) y[i] = x[i] * s.alpha + s.beta;
             } else if (s.unary) {
