@@ -264,11 +264,11 @@ struct OwnKernels {
             if (s.batch_norm) {
               float const* x = read(s.a);
               float const *mean = norms[k][0].data(), *a = norms[k][1].data(), *bias = norms[k][2].data();
-              if (out_layout == Layout::channels_last) {
-                std::int64_t c = begin % channels;
-                for (std::int64_t i = 0; i < len; ++i) {
-                  y[i] = (x[i] - mean[c]) * a[c] + bias[c];
-                  if (++c == channels) c = 0;
+              if (out_layout == Layout::channels_last) {  // runs of consecutive channels: the inner loop vectorises
+                for (std::int64_t i = 0; i < len;) {
+                  std::int64_t const c0 = (begin + i) % channels, run = std::min(len - i, channels - c0);
+                  for (std::int64_t k = 0; k < run; ++k) y[i + k] = (x[i + k] - mean[c0 + k]) * a[c0 + k] + bias[c0 + k];
+                  i += run;
                 }
               } else {
                 for (std::int64_t i = 0; i < len;) {
