@@ -28,13 +28,34 @@ namespace detail {
 using UnaryLoop = void (*)(float const*, float*, std::int64_t, float, float);
 using BinaryLoop = void (*)(float const*, float const*, float*, std::int64_t);
 
+// The ops' own scalar functions (apply() in ops/unary.hpp, ops/elementwise.hpp), with the
+// cheap ones written out: apply() is one switch over every kind, too large for GCC to inline
+// into the loop, and a call per element keeps the loop from vectorising.
+template <UnaryKind K>
+inline float unary_value(float x, float alpha, float beta) {
+  if constexpr (K == UnaryKind::relu) return x > 0.f ? x : 0.f;
+  else if constexpr (K == UnaryKind::neg) return -x;
+  else if constexpr (K == UnaryKind::leaky_relu) return x >= 0.f ? x : alpha * x;
+  else if constexpr (K == UnaryKind::clip) return std::min(std::max(x, alpha), beta);
+  else return apply(K, x, alpha, beta);
+}
+template <BinaryKind K>
+inline float binary_value(float a, float b) {
+  if constexpr (K == BinaryKind::add) return a + b;
+  else if constexpr (K == BinaryKind::sub) return a - b;
+  else if constexpr (K == BinaryKind::mul) return a * b;
+  else if constexpr (K == BinaryKind::div) return a / b;
+  else if constexpr (K == BinaryKind::max) return a > b ? a : b;
+  else if constexpr (K == BinaryKind::min) return a < b ? a : b;
+  else return apply(K, a, b);
+}
 template <UnaryKind K>
 void unary_loop(float const* x, float* y, std::int64_t n, float alpha, float beta) {
-  for (std::int64_t i = 0; i < n; ++i) y[i] = apply(K, x[i], alpha, beta);
+  for (std::int64_t i = 0; i < n; ++i) y[i] = unary_value<K>(x[i], alpha, beta);
 }
 template <BinaryKind K>
 void binary_loop(float const* a, float const* b, float* y, std::int64_t n) {
-  for (std::int64_t i = 0; i < n; ++i) y[i] = apply(K, a[i], b[i]);
+  for (std::int64_t i = 0; i < n; ++i) y[i] = binary_value<K>(a[i], b[i]);
 }
 template <std::size_t... I>
 constexpr std::array<UnaryLoop, sizeof...(I)> unary_table(std::index_sequence<I...>) {
