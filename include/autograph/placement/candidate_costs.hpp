@@ -31,9 +31,10 @@ struct CandidateCosts {
 /// The cost of every candidate, measuring with `measure(candidate) -> microseconds` only what
 /// `db` does not know. A measurement that throws is rethrown as an Error naming the backend,
 /// the pattern and the group.
-template <class Set, class Measure>
+template <class Set>
 CandidateCosts candidate_costs(GraphFacts<Set> const& facts, std::span<Candidate const> candidates, std::span<std::string const> backends,
-                               CostDatabase& db, Measure&& measure, std::function<void(CostProgress const&)> const& progress = {}) {
+                               CostDatabase& db, std::function<double(Candidate const&)> const& measure,
+                               std::function<void(CostProgress const&)> const& progress = {}) {
   CandidateCosts r;
   r.us.resize(candidates.size());
   std::map<std::pair<std::uint32_t, std::string>, std::vector<std::size_t>> by_key;
@@ -66,7 +67,7 @@ CandidateCosts candidate_costs(GraphFacts<Set> const& facts, std::span<Candidate
     if (progress) progress({i, missing.size(), backend, key.second});
     double us = 0;
     try {
-      us = static_cast<double>(measure(cand));
+      us = measure(cand);
     } catch (std::exception const& e) {
       throw Error("backend '" + backend + "' claims the group " + key.second + " (pattern '" + cand.pattern + "', " +
                   facts.graph().label(cand.group.nodes.front()) + (cand.group.size() > 1 ? " and " + std::to_string(cand.group.size() - 1) + " more" : "") +
@@ -85,5 +86,11 @@ CandidateCosts candidate_costs(GraphFacts<Set> const& facts, std::span<Candidate
   }
   return r;
 }
+
+#if defined(AUTOGRAPH_PRECOMPILED)
+extern template CandidateCosts candidate_costs<BuiltinOps>(GraphFacts<BuiltinOps> const&, std::span<Candidate const>, std::span<std::string const>,
+                                                           CostDatabase&, std::function<double(Candidate const&)> const&,
+                                                           std::function<void(CostProgress const&)> const&);
+#endif
 
 }  // namespace autograph::placement

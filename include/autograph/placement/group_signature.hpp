@@ -42,4 +42,8 @@ std::string group_signature(GraphFacts<Set> const& facts, Group const& group) {
   return s + " -> " + outs;
 }
 
+#if defined(AUTOGRAPH_PRECOMPILED)
+extern template std::string group_signature<BuiltinOps>(GraphFacts<BuiltinOps> const&, Group const&);  // src/defaults/placement.cpp
+#endif
+
 }  // namespace autograph::placement

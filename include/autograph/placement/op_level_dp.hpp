@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <queue>
 #include <span>
@@ -41,10 +42,11 @@ struct DpOptions {
 /// measurer; called at most once per candidate, and only for candidates the DP reaches; an
 /// infinite cost means the backend cannot run the group). `backends`: names by index.
 /// @throws Error naming a node no candidate covers, or when no cover of finite cost exists.
-template <class Set, class Cost>
-  requires std::invocable<Cost&, Candidate const&>
-Placement op_level_dp(GraphFacts<Set> const& facts, std::span<Candidate const> candidates, std::vector<std::string> backends, Cost&& cost,
-                      DpOptions const& o = {}) {
+/// (The cost is a std::function: it is called at most once per candidate, and the DP is then
+/// compiled once per operator set, in src/defaults/placement.cpp for the built-in one.)
+template <class Set>
+Placement op_level_dp(GraphFacts<Set> const& facts, std::span<Candidate const> candidates, std::vector<std::string> backends,
+                      std::function<double(Candidate const&)> const& cost, DpOptions const& o = {}) {
   auto const start = std::chrono::steady_clock::now();
   auto const& g = facts.graph();
   auto const placed = facts.placed_nodes();
@@ -209,5 +211,10 @@ Placement op_level_dp(GraphFacts<Set> const& facts, std::span<Candidate const> c
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
+
+#if defined(AUTOGRAPH_PRECOMPILED)
+extern template Placement op_level_dp<BuiltinOps>(GraphFacts<BuiltinOps> const&, std::span<Candidate const>, std::vector<std::string>,
+                                                  std::function<double(Candidate const&)> const&, DpOptions const&);
+#endif
 
 }  // namespace autograph::placement

@@ -129,4 +129,9 @@ GeneratedCandidates generate_candidates(GraphFacts<Set> const& facts, BackendReg
   return r;
 }
 
+#if defined(AUTOGRAPH_PRECOMPILED)
+extern template GeneratedCandidates generate_candidates<BuiltinOps>(GraphFacts<BuiltinOps> const&, BackendRegistry<BuiltinOps> const&,
+                                                                    GeneratorOptions const&);  // src/defaults/placement.cpp
+#endif
+
 }  // namespace autograph::placement

@@ -140,4 +140,8 @@ GroupGraph group_graph(Graph<Set> const& g, placement::Group const& group) {
   return r;
 }
 
+#if defined(AUTOGRAPH_CPU_PRECOMPILED)
+extern template GroupGraph group_graph<BuiltinOps>(Graph<BuiltinOps> const&, placement::Group const&);  // src/cpu/placed_ops.cpp
+#endif
+
 }  // namespace autograph::cpu

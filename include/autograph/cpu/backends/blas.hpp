@@ -34,40 +34,7 @@ struct Blas {
     return rules::ok;
   }
 
-  void build(Graph<BuiltinOps> const& group, Preparation& p) const {
-    auto ops = group_ops(group);
-    auto const* c = ops.empty() ? nullptr : group[ops[0]].get_if<Conv2D>();
-    if (!c || ops.size() > 2) p.reject("BLAS runs a convolution, optionally with its activation");
-    Conv2D op = *c;
-    if (ops.size() == 2) op.act = activation_of(group[ops[1]].op);
-    Shape const& xs = p.inputs()[0].shape;
-    Shape const& ws = p.inputs()[1].shape;
-    Shape const& ys = p.outputs()[0].shape;
-    std::int64_t const N = xs[0], C = xs[1], H = xs[2], W = xs[3], K = ws[0], Cg = ws[1], R = ws[2], S = ws[3], Ho = ys[2], Wo = ys[3];
-    std::int64_t const G = op.groups, Kg = K / G, field = Cg * R * S, pixels = Ho * Wo;
-    bool const direct = R == 1 && S == 1 && op.stride == std::array<std::int64_t, 2>{1, 1} && op.pad == std::array<std::int64_t, 4>{};
-    bool const bias = p.inputs().size() == 3;
-    std::size_t const col = p.workspace(direct ? 0 : static_cast<std::size_t>(C * R * S * pixels) * sizeof(float));
-    p.run("OpenBLAS im2col + sgemm convolution", [=](Io const& io) -> Runner {
-      float const *x = io.in[0], *w = io.in[1], *b = bias ? io.in[2] : nullptr;
-      float* y = io.out[0];
-      auto* cols = static_cast<float*>(io.workspace[col]);
-      return [=] {
-        for (std::int64_t n = 0; n < N; ++n) {
-          float const* image = x + n * C * H * W;
-          float const* fields = image;
-          if (!direct) {
-            im2col(image, C, H, W, R, S, Ho, Wo, op, cols);
-            fields = cols;
-          }
-          float* out = y + n * K * pixels;
-          for (std::int64_t g = 0; g < G; ++g)
-            gemm(Kg, pixels, field, w + g * Kg * field, field, fields + g * field * pixels, pixels, out + g * Kg * pixels, pixels);
-          bias_activation(out, K, pixels, b, op.act);
-        }
-      };
-    });
-  }
+  void build(Graph<BuiltinOps> const& group, Preparation& p) const;  // src/cpu/backends.cpp
 
  private:
   static Activation activation_of(AnyOp const& op) {

@@ -38,29 +38,8 @@ struct OneDnn {
   rules::Status can_run(Graph<Set> const&, placement::Group const&) const {
     return rules::ok;  // every built-in op has a kernel here (or its reference kernel)
   }
-  std::optional<AnyOp> as_op(Graph<BuiltinOps> const& group) const {
-    auto ops = group_ops(group);
-    if (ops.size() == 1) return group[ops[0]].op;
-    if (ops.size() == 2) {
-      Activation act = activation_of(group[ops[1]].op);
-      if (auto const* c = group[ops[0]].get_if<Conv2D>()) {
-        Conv2D fused = *c;
-        fused.act = act;
-        return AnyOp{fused};
-      }
-      if (auto const* m = group[ops[0]].get_if<MatMul>()) {
-        MatMul fused = *m;
-        fused.act = act;
-        return AnyOp{fused};
-      }
-    }
-    return std::nullopt;
-  }
-  void build(Graph<BuiltinOps> const& group, Preparation& p) const {
-    auto op = as_op(group);
-    if (!op) p.reject("oneDNN runs one op, or a conv/matmul with its activation");
-    prepare_builtin(*op, p);
-  }
+  std::optional<AnyOp> as_op(Graph<BuiltinOps> const& group) const;  // src/cpu/backends.cpp
+  void build(Graph<BuiltinOps> const& group, Preparation& p) const;
 
  private:
   static bool producer_without_act(AnyOp const& op) {

@@ -30,6 +30,15 @@
 
 namespace autograph::cpu {
 
+#if defined(AUTOGRAPH_CPU_PRECOMPILED)
+// Compiled once in src/cpu/placed_ops.cpp.
+extern template std::shared_ptr<CpuGraph const> lower<PlacedOps>(Graph<PlacedOps> const&, LowerOptions const&);
+extern template double CpuRuntime::measure<PlacedOps>(Graph<PlacedOps> const&);
+extern template double CpuRuntime::measure<PlacedOps>(Graph<PlacedOps> const&, Schedule const&);
+extern template Comparison CpuRuntime::compare<PlacedOps>(Graph<PlacedOps> const&, Graph<PlacedOps> const&);
+extern template CpuExecutable CpuRuntime::compile<PlacedOps>(Graph<PlacedOps> const&, Schedule const&, ExecOptions);
+#endif
+
 using placement::Backends;
 
 /// The cost database's name for this machine and runtime: the processor and the cores used.
