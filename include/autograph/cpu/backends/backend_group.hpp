@@ -1,0 +1,147 @@
+#pragma once
+// BackendGroup: one node standing for a group a backend runs as one kernel (placement/), so a
+// placed graph is a graph like any other — the stream schedules, the memory plan and
+// AutoGraph's search see one kernel. The node reads every value the group reads from outside
+// (weights too, so they stay constants the kernel may repack once) and writes the group's
+// values read outside it. Its body is the group as a graph of its own (an Input per outside
+// value, in the node's input order), which gives its shapes and its reference kernel, and the
+// backend's build(), which the node's cpu::Kernel calls.
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "autograph/cpu/kernel.hpp"
+#include "autograph/graph/graph.hpp"
+#include "autograph/placement/group.hpp"
+#include "autograph/runtime/reference_executor.hpp"
+
+namespace autograph::cpu {
+
+struct GroupBody {
+  Graph<BuiltinOps> graph;
+  std::string backend, pattern;
+  std::function<void(Graph<BuiltinOps> const&, Preparation&)> build;
+  // The kernel reads and writes 4-D tensors in whichever layout lowering gives them
+  // (Preparation::input_layout / output_layout), so channels-last values need no reorder
+  // around it (cpu/kernel.hpp's Layout).
+  bool any_layout = false;
+};
+
+struct BackendGroup {
+  static constexpr std::string_view name = "BackendGroup";
+  static constexpr Arity arity{0, Arity::variadic};
+  std::shared_ptr<GroupBody const> body;
+
+  // Two nodes are one op only when they share the body (as Weight compares its data pointer):
+  // two groups of one signature may read different weights through their own inputs, but
+  // their bodies were built apart.
+  auto params() const { return std::tuple{reinterpret_cast<std::uintptr_t>(body.get())}; }
+  bool operator==(BackendGroup const&) const = default;
+
+  std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
+    auto const placeholders = body->graph.inputs();
+    if (placeholders.size() != in.size())
+      throw ShapeError("BackendGroup (" + body->backend + "): the group reads " + std::to_string(placeholders.size()) + " values, got " +
+                       std::to_string(in.size()));
+    for (std::size_t i = 0; i < in.size(); ++i)
+      if (body->graph[placeholders[i]].outputs[0] != in[i])
+        throw ShapeError("BackendGroup (" + body->backend + "): input " + std::to_string(i) + " must be " +
+                         body->graph[placeholders[i]].outputs[0].to_string() + ", got " + in[i].to_string());
+    std::vector<TensorDesc> out;
+    for (Value v : body->graph.outputs()) out.push_back(body->graph.desc(v));
+    return out;
+  }
+  double flops(std::span<TensorDesc const>, std::span<TensorDesc const>) const {
+    double f = 0;
+    for (NodeId n : body->graph.node_ids()) {
+      auto const& node = body->graph[n];
+      std::vector<TensorDesc> in;
+      for (Value v : node.inputs) in.push_back(body->graph.desc(v));
+      f += node.op.flops(in, node.outputs);
+    }
+    return f;
+  }
+  std::string attributes() const { return body->backend + ": " + body->pattern; }
+  /// The reference kernel: the group's graph on the reference executor.
+  std::vector<Tensor> evaluate(std::span<Tensor const> in, std::span<TensorDesc const>) const {
+    return ReferenceExecutor<BuiltinOps>{}.run(body->graph, in);
+  }
+};
+
+template <>
+struct Kernel<BackendGroup> {
+  static void prepare(BackendGroup const& op, Preparation& p) { op.body->build(op.body->graph, p); }
+  static bool takes_channels_last(BackendGroup const& op, std::span<TensorDesc const> in, std::size_t i) {
+    return op.body->any_layout && in[i].shape.rank() == 4;
+  }
+  static bool gives_channels_last(BackendGroup const& op, std::span<TensorDesc const> in) {
+    return op.body->any_layout && !in.empty() && in[0].shape.rank() == 4;
+  }
+};
+
+/// The operators of a placed graph.
+using PlacedOps = extend_t<BuiltinOps, BackendGroup>;
+
+/// A group cut out of `g`: its graph (an Input per value it reads from outside, in first-read
+/// order over the group's ops in topological order; outputs: its values read outside it or
+/// graph outputs, ascending), and those outside values.
+struct GroupGraph {
+  Graph<BuiltinOps> graph;
+  std::vector<Value> inputs, outputs;
+};
+
+template <class Set>
+GroupGraph group_graph(Graph<Set> const& g, placement::Group const& group) {
+  // The group's ops, producers first (Kahn's algorithm inside the group).
+  std::vector<NodeId> order;
+  std::vector<std::size_t> missing(group.size(), 0);
+  auto at = [&](NodeId n) { return static_cast<std::size_t>(std::ranges::lower_bound(group.nodes, n) - group.nodes.begin()); };
+  for (std::size_t i = 0; i < group.size(); ++i)
+    for (Value v : g[group.nodes[i]].inputs) missing[i] += group.contains(v.node);
+  for (std::size_t i = 0; i < group.size(); ++i)
+    if (missing[i] == 0) order.push_back(group.nodes[i]);
+  for (std::size_t head = 0; head < order.size(); ++head)
+    for (Use u : g.users(order[head]))
+      if (group.contains(u.node) && --missing[at(u.node)] == 0) order.push_back(u.node);
+  if (order.size() != group.size()) throw GraphError("group_graph(): the group has a cycle");
+  GroupGraph r;
+  std::vector<std::pair<Value, Value>> map;  // outer -> inner
+  auto find = [&](Value v) -> Value const* {
+    for (auto const& [o, i] : map)
+      if (o == v) return &i;
+    return nullptr;
+  };
+  for (NodeId n : order)  // the placeholders first, so their ids ascend in input order
+    for (Value v : g[n].inputs)
+      if (!group.contains(v.node) && !find(v)) {
+        map.emplace_back(v, Value{r.graph.add(AnyOp{Input{g.desc(v), "in" + std::to_string(r.inputs.size())}}, std::span<Value const>{}), 0});
+        r.inputs.push_back(v);
+      }
+  for (NodeId n : order) {
+    std::vector<Value> ins;
+    for (Value v : g[n].inputs) ins.push_back(*find(v));
+    NodeId id = r.graph.add(g[n].op, std::span<Value const>(ins), g[n].name);
+    for (std::uint32_t p = 0; p < g[n].outputs.size(); ++p) map.emplace_back(Value{n, p}, Value{id, p});
+  }
+  std::vector<Value> inner;
+  for (NodeId n : group.nodes)
+    for (std::uint32_t p = 0; p < g[n].outputs.size(); ++p) {
+      Value v{n, p};
+      bool escapes = g.is_output(v);
+      for (Use u : g.users(n)) escapes = escapes || (!group.contains(u.node) && g[u.node].inputs[u.input] == v);
+      if (escapes) {
+        r.outputs.push_back(v);
+        inner.push_back(*find(v));
+      }
+    }
+  r.graph.set_outputs(std::move(inner));
+  return r;
+}
+
+#if defined(AUTOGRAPH_CPU_PRECOMPILED)
+extern template GroupGraph group_graph<BuiltinOps>(Graph<BuiltinOps> const&, placement::Group const&);  // src/cpu/placed_ops.cpp
+#endif
+
+}  // namespace autograph::cpu

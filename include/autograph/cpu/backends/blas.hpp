@@ -1,0 +1,45 @@
+#pragma once
+// The BLAS backend: a convolution as the reference kernels compute it (runtime/cpu/conv2d.hpp):
+// each image's receptive fields laid out as columns (im2col; a 1x1 stride-1 unpadded
+// convolution reads the image itself) and one OpenBLAS sgemm per group, then the bias and the
+// activation (also a following Relu/Sigmoid/Tanh, fused), over the plain NCHW layout.
+#include <optional>
+
+#include "autograph/cpu/backends/cpu_backend.hpp"
+#include "autograph/runtime/cpu/conv2d.hpp"
+#include "autograph/runtime/cpu/gemm.hpp"
+
+namespace autograph::cpu::backends {
+
+struct Blas {
+  static constexpr std::string_view name = "blas";
+
+  template <class Set>
+  void declare(placement::BackendSpec<Set>& spec) const {
+    spec.add(placement::PatternRule<Set>{
+        .name = "im2col-sgemm",
+        .valid_op = [](Graph<Set> const& g, NodeId n) { return g[n].template is<Conv2D>() || activation_of(g[n].op) != Activation::none; },
+        .fusion =
+            [](Graph<Set> const& g, std::span<NodeId const> group) {
+              NodeId conv = group[0], act = group.back();
+              if (!g[conv].template is<Conv2D>()) std::swap(conv, act);
+              if (auto const* c = g[conv].template get_if<Conv2D>(); !c || (group.size() == 2 && c->act != Activation::none)) return false;
+              return group.size() == 1 || (activation_of(g[act].op) != Activation::none && placement::reads(g, act, conv) &&
+                                           placement::escaping_nodes(g, group) == 1);
+            },
+        .max_size = 2});
+  }
+  template <class Set>
+  rules::Status can_run(Graph<Set> const&, placement::Group const&) const {
+    return rules::ok;
+  }
+
+  void build(Graph<BuiltinOps> const& group, Preparation& p) const;  // src/cpu/backends.cpp
+
+ private:
+  static Activation activation_of(AnyOp const& op) {
+    return op.is<Relu>() ? Activation::relu : op.is<Sigmoid>() ? Activation::sigmoid : op.is<Tanh>() ? Activation::tanh : Activation::none;
+  }
+};
+
+}  // namespace autograph::cpu::backends

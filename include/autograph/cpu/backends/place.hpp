@@ -1,0 +1,245 @@
+#pragma once
+// Op-level placement on the CPU runtime (Collage §4.2 on this machine): the backends' candidate
+// groups (placement/pattern_generator.hpp), each (backend, group signature) measured once per
+// device into the cost database, the cheapest cover by the DP of Eq. 3, and the placed graph:
+// each group one node — the built-in op a RewritingCpuBackend turns it into, or a BackendGroup
+// whose kernel the backend builds — so schedules and the runtime see a graph like any other.
+//
+//   placement::CostDatabase db("costs.json", cpu_device_name(cpu));
+//   auto placed = place(Backends<OneDnn, Blas, OwnKernels>{}, g, cpu, db);
+//   cpu.measure(placed.graph);   // placed.placement says which backend runs each node
+//
+// A group's cost is the marginal time of one more of its kernels in a run, as the profiler
+// measures an op (cpu/profiler.hpp): the group's node alone and `copies` independent copies on
+// one stream are timed, and (T(copies) - T(1)) / (copies - 1) cancels the run's fixed cost.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "autograph/cpu/backends/cpu_backend.hpp"
+#include "autograph/cpu/runtime.hpp"
+#include "autograph/placement/backend_registry.hpp"
+#include "autograph/placement/candidate_costs.hpp"
+#include "autograph/placement/op_level_dp.hpp"
+#include "autograph/placement/pattern_generator.hpp"
+#include "autograph/schedule/sequential.hpp"
+
+namespace autograph::cpu {
+
+#if defined(AUTOGRAPH_CPU_PRECOMPILED)
+// Compiled once in src/cpu/placed_ops.cpp.
+extern template std::shared_ptr<CpuGraph const> lower<PlacedOps>(Graph<PlacedOps> const&, LowerOptions const&);
+extern template double CpuRuntime::measure<PlacedOps>(Graph<PlacedOps> const&);
+extern template double CpuRuntime::measure<PlacedOps>(Graph<PlacedOps> const&, Schedule const&);
+extern template Comparison CpuRuntime::compare<PlacedOps>(Graph<PlacedOps> const&, Graph<PlacedOps> const&);
+extern template CpuExecutable CpuRuntime::compile<PlacedOps>(Graph<PlacedOps> const&, Schedule const&, ExecOptions);
+#endif
+
+using placement::Backends;
+
+/// The cost database's name for this machine and runtime: the processor and the cores used.
+template <class Policy>
+std::string cpu_device_name(BasicCpuRuntime<Policy> const& cpu) {
+  return cpu_model_name() + " (" + std::to_string(cpu.cores()) + (cpu.cores() == 1 ? " core)" : " cores)");
+}
+
+struct PlaceOptions {
+  std::vector<std::string> backends = {};  // the backends the placement may use (names); empty: all
+  int copies = 3;                     // kernels in the "many" run of a group's measurement; at least 2
+  placement::DpOptions dp = {};       // epsilon in microseconds
+  std::function<void(placement::CostProgress const&)> progress = {};
+};
+
+struct PlacedGraph {
+  std::string guard;                        // place_guarded(): which placement it kept, and the medians
+  Graph<PlacedOps> graph;
+  std::vector<std::string> node_backend;    // by node id of `graph`: the backend running it (empty: not a kernel)
+  placement::Placement placement;           // costs in microseconds
+  std::vector<placement::GeneratorStats> generator;
+  placement::CandidateCosts costs;
+  std::size_t candidates = 0;
+  double generate_seconds = 0, dp_seconds = 0;  // search time, measuring excluded
+};
+
+namespace detail {
+
+inline std::string cli_ms(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", ms);
+  return buf;
+}
+
+/// What the placed graph needs of each backend, type-erased.
+struct CpuBackendOps {
+  std::function<void(Graph<BuiltinOps> const&, Preparation&)> build;
+  std::function<std::optional<AnyOp>(Graph<BuiltinOps> const&)> as_op;
+  std::function<bool(Graph<BuiltinOps> const&)> any_layout;
+};
+
+template <CpuBackend B>
+CpuBackendOps cpu_backend_ops() {
+  CpuBackendOps ops;
+  ops.build = [](Graph<BuiltinOps> const& group, Preparation& p) { B{}.build(group, p); };
+  if constexpr (RewritingCpuBackend<B>)
+    ops.as_op = [](Graph<BuiltinOps> const& group) { return B{}.as_op(group); };
+  else
+    ops.as_op = [](Graph<BuiltinOps> const&) { return std::optional<AnyOp>{}; };
+  if constexpr (requires(B const& b, Graph<BuiltinOps> const& group) { { b.any_layout(group) } -> std::convertible_to<bool>; })
+    ops.any_layout = [](Graph<BuiltinOps> const& group) { return B{}.any_layout(group); };
+  else
+    ops.any_layout = [](Graph<BuiltinOps> const&) { return false; };
+  return ops;
+}
+
+/// The node a group becomes: the built-in op, or a BackendGroup.
+inline AnyOp group_op(CpuBackendOps const& backend, std::string const& name, std::string const& pattern, GroupGraph const& gg) {
+  if (gg.outputs.size() == 1)
+    if (auto op = backend.as_op(gg.graph)) return *op;
+  auto body = std::make_shared<GroupBody>(GroupBody{gg.graph, name, pattern, backend.build, backend.any_layout(gg.graph)});
+  return AnyOp{BackendGroup{std::move(body)}};
+}
+
+}  // namespace detail
+
+/// The graph `g` run as `placement` says, each group one node (see the file comment). With
+/// `node_backend`, receives the backend of each node of the result (empty for sources and
+/// constants), by node id: what reports and DOT pictures show.
+template <class... B>
+Graph<PlacedOps> placed_graph(Backends<B...>, Graph<BuiltinOps> const& g, placement::Placement const& p,
+                              std::vector<std::string>* node_backend = nullptr) {
+  std::vector<detail::CpuBackendOps> ops{detail::cpu_backend_ops<B>()...};
+  std::vector<std::string> names{std::string(B::name)...};
+  Graph<PlacedOps> out;
+  std::map<std::pair<NodeId, std::uint32_t>, Value> map;
+  auto mapped = [&](Value v) { return map.at({v.node, v.port}); };
+  std::vector<char> in_group(g.id_bound(), 0);
+  for (auto const& pg : p.groups)
+    for (NodeId n : pg.group.nodes) in_group[n] = 1;
+  for (NodeId n : topological_order(g)) {  // sources and constants: not placed, read by the groups
+    if (in_group[n]) continue;
+    std::vector<Value> ins;
+    for (Value v : g[n].inputs) ins.push_back(mapped(v));
+    NodeId id = out.add(g[n].op, std::span<Value const>(ins), g[n].name);
+    for (std::uint32_t port = 0; port < g[n].outputs.size(); ++port) map[{n, port}] = Value{id, port};
+  }
+  for (auto const& pg : p.groups) {
+    auto const& backend = p.backends.at(pg.backend);
+    auto it = std::ranges::find(names, backend);
+    if (it == names.end()) throw Error("placed_graph(): the placement uses backend '" + backend + "', which is not in the list given");
+    GroupGraph gg = group_graph(g, pg.group);
+    AnyOp op = detail::group_op(ops[static_cast<std::size_t>(it - names.begin())], backend, pg.pattern, gg);
+    std::vector<Value> ins;
+    for (Value v : gg.inputs) ins.push_back(mapped(v));
+    std::string name = g[pg.group.nodes.front()].name;
+    if (pg.group.size() > 1) name += "+" + std::to_string(pg.group.size() - 1);
+    NodeId id = out.add(std::move(op), std::span<Value const>(ins), name);
+    for (std::uint32_t i = 0; i < gg.outputs.size(); ++i) map[{gg.outputs[i].node, gg.outputs[i].port}] = Value{id, i};
+    if (node_backend) {
+      node_backend->resize(out.id_bound());
+      (*node_backend)[id] = backend;
+    }
+  }
+  if (node_backend) node_backend->resize(out.id_bound());
+  std::vector<Value> outs;
+  for (Value v : g.outputs()) outs.push_back(mapped(v));
+  out.set_outputs(std::move(outs));
+  return out;
+}
+
+/// Microseconds one more kernel of `op` (reading `in`; `constant[i]`: a weight) costs in a run.
+template <class Policy>
+double measure_group_us(AnyOp const& op, std::vector<TensorDesc> const& in, std::vector<char> const& constant, BasicCpuRuntime<Policy>& cpu,
+                        int copies) {
+  auto time = [&](int k) {
+    Graph<PlacedOps> h;
+    std::vector<Value> ins;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      AnyOp src = constant[i] ? AnyOp{Weight{.desc = in[i], .id = i + 1}} : AnyOp{Input{in[i], "in" + std::to_string(i)}};
+      ins.push_back(Value{h.add(std::move(src), std::span<Value const>{}), 0});
+    }
+    std::vector<Value> outs;
+    for (int c = 0; c < k; ++c) {
+      NodeId n = h.add(op, std::span<Value const>(ins));
+      for (std::uint32_t port = 0; port < h[n].outputs.size(); ++port) outs.push_back({n, port});
+    }
+    h.set_outputs(std::move(outs));
+    return cpu.measure(h, schedule::sequential(KernelDag(h)));
+  };
+  double one = time(1), many = time(copies);
+  return std::max(0.0, (many - one) / (copies - 1)) * 1000.0;
+}
+
+/// The op-level placement of `g` on `cpu` (see the file comment).
+/// @throws Error naming a node no allowed backend runs, or a backend that claims a group and
+/// then cannot build it.
+template <class... B, class Policy>
+PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuRuntime<Policy>& cpu, placement::CostDatabase& db,
+                  PlaceOptions const& o = {}) {
+  static_assert((CpuBackend<B> && ...), "every backend placed on the CPU runtime must model cpu::CpuBackend (cpu/backends/cpu_backend.hpp)");
+  if (o.copies < 2) throw Error("place(): copies must be at least 2, got " + std::to_string(o.copies));
+  using Clock = std::chrono::steady_clock;
+  PlacedGraph r;
+  placement::GraphFacts<BuiltinOps> facts(g);
+  auto registry = Backends<B...>::template registry<BuiltinOps>();
+  std::vector<std::string> names;
+  for (auto const& e : registry) names.push_back(e.name);
+  for (auto const& want : o.backends)
+    if (std::ranges::find(names, want) == names.end()) throw Error("place(): no backend called '" + want + "'");
+  auto t0 = Clock::now();
+  auto generated = placement::generate_candidates(facts, registry);
+  std::vector<placement::Candidate> candidates;
+  for (auto& c : generated.candidates)
+    if (o.backends.empty() || std::ranges::find(o.backends, names[c.backend]) != o.backends.end()) candidates.push_back(std::move(c));
+  r.generate_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  r.generator = std::move(generated.stats);
+  r.candidates = candidates.size();
+
+  std::vector<detail::CpuBackendOps> ops{detail::cpu_backend_ops<B>()...};
+  auto measure = [&](placement::Candidate const& c) {
+    GroupGraph gg = group_graph(g, c.group);
+    AnyOp op = detail::group_op(ops[c.backend], names[c.backend], c.pattern, gg);
+    std::vector<TensorDesc> in;
+    std::vector<char> constant;
+    for (Value v : gg.inputs) {
+      in.push_back(g.desc(v));
+      constant.push_back(facts.constant(v.node) ? 1 : 0);
+    }
+    return measure_group_us(op, in, constant, cpu, o.copies);
+  };
+  r.costs = placement::candidate_costs(facts, std::span<placement::Candidate const>(candidates), std::span<std::string const>(names), db, measure,
+                                       o.progress);
+  auto by_index = [&](placement::Candidate const& c) { return r.costs.us[static_cast<std::size_t>(&c - candidates.data())]; };
+  r.placement = placement::op_level_dp(facts, std::span<placement::Candidate const>(candidates), names, by_index, o.dp);
+  r.dp_seconds = r.placement.seconds;
+  r.graph = placed_graph(backends, g, r.placement, &r.node_backend);
+  return r;
+}
+
+/// place(), guarded by a measurement: the DP's placement is kept only when `judge` measures it
+/// faster than the placement on `single` alone (interleaved runs, CpuRuntime::compare);
+/// otherwise the single backend's placement is returned. Op-level costs are measured with each
+/// group alone (Collage Eq. 2), so a placement can lose in the model what its groups win alone:
+/// a plain-layout kernel between channels-last ones adds reorders, concurrent streams share the
+/// cores. Collage's graph-level stage (§4.3) measures whole placements for the same reason.
+template <class... B, class Policy, class JudgePolicy>
+PlacedGraph place_guarded(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuRuntime<Policy>& profiler,
+                          BasicCpuRuntime<JudgePolicy>& judge, placement::CostDatabase& db, std::string const& single, PlaceOptions o = {}) {
+  PlacedGraph dp = place(backends, g, profiler, db, o);
+  o.backends = {single};
+  PlacedGraph alone = place(backends, g, profiler, db, o);
+  Comparison c = judge.compare(alone.graph, dp.graph);
+  using detail::cli_ms;
+  std::string medians = cli_ms(c.challenger_ms) + " ms against " + cli_ms(c.incumbent_ms) + " ms for " + single + " alone, " + std::to_string(c.runs) + " runs each";
+  if (c.faster) {
+    dp.guard = "kept the op-level placement: " + medians;
+    return dp;
+  }
+  alone.guard = "kept " + single + " alone: the op-level placement measured " + medians + ", not faster beyond noise";
+  return alone;
+}
+
+}  // namespace autograph::cpu

@@ -1,0 +1,36 @@
+#pragma once
+// Placement: the result of a placement optimizer (Collage §4.1's P(G)): the graph covered by
+// disjoint groups, each run by one backend, in an order where every group follows the groups
+// it reads from.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "autograph/placement/group.hpp"
+
+namespace autograph::placement {
+
+struct PlacedGroup {
+  Group group;
+  std::uint32_t backend = 0;  // index into Placement::backends
+  std::string pattern;        // the pattern or rule that proposed the group
+  double cost = 0;            // the measurer's cost of the group on its backend (ms)
+};
+
+struct Placement {
+  std::vector<std::string> backends;  // names, by backend index
+  std::vector<PlacedGroup> groups;    // producers first
+  double cost = 0;                    // Eq. 3: the sum of the groups' costs plus epsilon per group
+  std::size_t states = 0;             // DP states settled (sets of placed nodes)
+  double seconds = 0;                 // time the DP took, measuring excluded where the cost was cached
+
+  /// The group that runs `n`, or nullptr for nodes no backend places (sources, constants).
+  PlacedGroup const* group_of(NodeId n) const {
+    for (auto const& pg : groups)
+      if (pg.group.contains(n)) return &pg;
+    return nullptr;
+  }
+  std::string const& backend_of(PlacedGroup const& pg) const { return backends.at(pg.backend); }
+};
+
+}  // namespace autograph::placement

@@ -1,0 +1,284 @@
+// The CPU backends' kernels (autograph/cpu/backends/), compiled once into autograph_cpu: every
+// file that placed a model compiled them again (about 3 s of CPU each).
+#include "autograph/cpu/backends/blas.hpp"
+#include "autograph/cpu/backends/onednn.hpp"
+#include "autograph/cpu/backends/own_kernels.hpp"
+
+namespace autograph::cpu::backends {
+
+std::optional<AnyOp> OneDnn::as_op(Graph<BuiltinOps> const& group) const {
+    auto ops = group_ops(group);
+    if (ops.size() == 1) return group[ops[0]].op;
+    if (ops.size() == 2) {
+      Activation act = activation_of(group[ops[1]].op);
+      if (auto const* c = group[ops[0]].get_if<Conv2D>()) {
+        Conv2D fused = *c;
+        fused.act = act;
+        return AnyOp{fused};
+      }
+      if (auto const* m = group[ops[0]].get_if<MatMul>()) {
+        MatMul fused = *m;
+        fused.act = act;
+        return AnyOp{fused};
+      }
+    }
+    return std::nullopt;
+  }
+void OneDnn::build(Graph<BuiltinOps> const& group, Preparation& p) const {
+    auto op = as_op(group);
+    if (!op) p.reject("oneDNN runs one op, or a conv/matmul with its activation");
+    prepare_builtin(*op, p);
+  }
+
+
+void Blas::build(Graph<BuiltinOps> const& group, Preparation& p) const {
+    auto ops = group_ops(group);
+    auto const* c = ops.empty() ? nullptr : group[ops[0]].get_if<Conv2D>();
+    if (!c || ops.size() > 2) p.reject("BLAS runs a convolution, optionally with its activation");
+    Conv2D op = *c;
+    if (ops.size() == 2) op.act = activation_of(group[ops[1]].op);
+    Shape const& xs = p.inputs()[0].shape;
+    Shape const& ws = p.inputs()[1].shape;
+    Shape const& ys = p.outputs()[0].shape;
+    std::int64_t const N = xs[0], C = xs[1], H = xs[2], W = xs[3], K = ws[0], Cg = ws[1], R = ws[2], S = ws[3], Ho = ys[2], Wo = ys[3];
+    std::int64_t const G = op.groups, Kg = K / G, field = Cg * R * S, pixels = Ho * Wo;
+    bool const direct = R == 1 && S == 1 && op.stride == std::array<std::int64_t, 2>{1, 1} && op.pad == std::array<std::int64_t, 4>{};
+    bool const bias = p.inputs().size() == 3;
+    std::size_t const col = p.workspace(direct ? 0 : static_cast<std::size_t>(C * R * S * pixels) * sizeof(float));
+    p.run("OpenBLAS im2col + sgemm convolution", [=](Io const& io) -> Runner {
+      float const *x = io.in[0], *w = io.in[1], *b = bias ? io.in[2] : nullptr;
+      float* y = io.out[0];
+      auto* cols = static_cast<float*>(io.workspace[col]);
+      return [=] {
+        for (std::int64_t n = 0; n < N; ++n) {
+          float const* image = x + n * C * H * W;
+          float const* fields = image;
+          if (!direct) {
+            im2col(image, C, H, W, R, S, Ho, Wo, op, cols);
+            fields = cols;
+          }
+          float* out = y + n * K * pixels;
+          for (std::int64_t g = 0; g < G; ++g)
+            gemm(Kg, pixels, field, w + g * Kg * field, field, fields + g * field * pixels, pixels, out + g * Kg * pixels, pixels);
+          bias_activation(out, K, pixels, b, op.act);
+        }
+      };
+    });
+  }
+
+
+namespace detail {
+bool chain_step(AnyOp const& op, ChainStep& s) {
+  return visit_op<BuiltinOps>(op, [&]<class O>(O const& o) {
+    if constexpr (is_unary<O>) {
+      s.unary = unary_loops[static_cast<std::size_t>(O::kind)];
+      s.alpha = o.alpha;
+      s.beta = o.beta;
+      return true;
+    } else if constexpr (is_binary<O>) {
+      s.binary = binary_loops[static_cast<std::size_t>(O::kind)];
+      return true;
+    } else if constexpr (std::is_same_v<O, Scale>) {
+      s.scale = true;
+      s.alpha = o.scale;
+      s.beta = o.shift;
+      return true;
+    } else if constexpr (std::is_same_v<O, BatchNorm>) {
+      s.batch_norm = true;
+      s.alpha = o.epsilon;
+      return true;
+    } else if constexpr (std::is_same_v<O, Identity>) {
+      s.unary = unary_loops[static_cast<std::size_t>(UnaryKind::clip)];  // clip to (-inf, inf): a copy
+      s.alpha = -std::numeric_limits<float>::infinity();
+      s.beta = std::numeric_limits<float>::infinity();
+      return true;
+    } else {
+      return false;
+    }
+  });
+}
+
+}  // namespace detail
+
+  /// An elementwise chain computes on any layout: inputs in another layout than the output's
+  /// are converted first (build_chain).
+bool OwnKernels::any_layout(Graph<BuiltinOps> const& group) const {
+    auto ops = group_ops(group);
+    return !(ops.size() == 1 && group[ops[0]].is<Conv2D>());
+  }
+
+void OwnKernels::build(Graph<BuiltinOps> const& group, Preparation& p) const {
+    auto ops = group_ops(group);
+    if (ops.size() == 1 && group[ops[0]].is<Conv2D>()) return build_depthwise(*group[ops[0]].get_if<Conv2D>(), p);
+    build_chain(group, ops, p);
+  }
+
+void OwnKernels::build_chain(Graph<BuiltinOps> const& group, std::vector<NodeId> const& ops, Preparation& p) {
+    if (p.outputs().size() != 1) p.reject("an elementwise chain writes one output");
+    std::vector<std::uint32_t> slot(group.id_bound(), 0);
+    auto inputs = group.inputs();
+    for (std::uint32_t i = 0; i < inputs.size(); ++i) slot[inputs[i]] = i;
+    auto next = static_cast<std::uint32_t>(inputs.size());
+    std::vector<detail::ChainStep> steps;
+    for (NodeId n : ops) {
+      detail::ChainStep s;
+      if (!detail::chain_step(group[n].op, s)) p.reject(std::string(group[n].op_name()) + " is not an elementwise op of a chain");
+      s.a = slot[group[n].inputs[0].node];
+      if (s.batch_norm) {
+        for (std::size_t k = 0; k < 4; ++k) {
+          s.params[k] = slot[group[n].inputs[k + 1].node];
+          if (s.params[k] >= inputs.size() || !p.constant_input(s.params[k])) p.reject("a BatchNorm in a chain needs constant parameters");
+        }
+      } else if (group[n].inputs.size() == 2) {
+        s.b = slot[group[n].inputs[1].node];
+      }
+      s.dst = slot[n] = next++;
+      steps.push_back(s);
+    }
+    if (inputs.size() > 64) p.reject("an elementwise chain reads at most 64 tensors");
+    std::uint32_t const result = slot[group.outputs()[0].node];
+    std::int64_t const n = p.outputs()[0].numel();
+    std::uint32_t const slots = next;
+    int const threads = p.threads();
+    std::size_t const scratch = p.workspace(static_cast<std::size_t>(threads) * slots * block * sizeof(float));
+    // Inputs lying in another layout than the output (a 4-D value only one of whose readers
+    // takes channels-last stays plain) are reordered into the output's first.
+    Layout const out_layout = p.output_layout(0);
+    std::vector<std::size_t> convert(inputs.size(), SIZE_MAX);
+    Shape const shape = p.outputs()[0].shape;
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      if (p.inputs()[i].shape == shape && p.input_layout(i) != out_layout) convert[i] = p.workspace(static_cast<std::size_t>(n) * sizeof(float));
+    // BatchNorm's channel of element i: i % C channels-last, (i / inner) % C plain.
+    std::int64_t const channels = shape.rank() >= 2 ? shape[1] : 1;
+    std::int64_t const inner = shape.rank() >= 2 ? n / std::max<std::int64_t>(shape[0] * channels, 1) : 1;
+    p.run("own elementwise chain (" + std::to_string(steps.size()) + " ops, one pass)", [=](Io const& io) -> Runner {
+      std::vector<float const*> in(io.in.begin(), io.in.end());
+      std::vector<std::pair<float const*, float*>> reorders;  // (from, to)
+      for (std::size_t i = 0; i < in.size(); ++i)
+        if (convert[i] != SIZE_MAX) {
+          auto* to = static_cast<float*>(io.workspace[convert[i]]);
+          reorders.emplace_back(in[i], to);
+          in[i] = to;
+        }
+      // Per BatchNorm step: mean, scale / sqrt(var + eps), bias per channel (the parameters are
+      // constants, in place when binding).
+      std::vector<std::array<std::vector<float>, 3>> norms(steps.size());
+      for (std::size_t k = 0; k < steps.size(); ++k) {
+        auto const& s = steps[k];
+        if (!s.batch_norm) continue;
+        float const *scale = io.in[s.params[0]], *bias = io.in[s.params[1]], *mean = io.in[s.params[2]], *var = io.in[s.params[3]];
+        for (std::int64_t c = 0; c < channels; ++c) {
+          norms[k][0].push_back(mean[c]);
+          norms[k][1].push_back(scale[c] / std::sqrt(var[c] + s.alpha));
+          norms[k][2].push_back(bias[c]);
+        }
+      }
+      float* out = io.out[0];
+      auto* tmp = static_cast<float*>(io.workspace[scratch]);
+      return [=] {
+        if (!reorders.empty()) {
+          // Plain <-> channels-last, element by element: x[n][c][h][w] at (n*C + c)*HW + h*W + w
+          // plain, n*HW*C + (h*W + w)*C + c channels-last (kernel.hpp's layout_strides).
+          std::int64_t const N = shape[0], C = shape[1], HW = shape[2] * shape[3];
+          bool const to_cl = out_layout == Layout::channels_last;
+          for (auto [from, to] : reorders) {
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+            for (std::int64_t nc = 0; nc < N * C; ++nc) {
+              std::int64_t const b = nc / C, c = nc % C;
+              float const* src = to_cl ? from + nc * HW : from + b * HW * C + c;
+              float* dst = to_cl ? to + b * HW * C + c : to + nc * HW;
+              for (std::int64_t i = 0; i < HW; ++i) (to_cl ? dst[i * C] : dst[i]) = to_cl ? src[i] : src[i * C];
+            }
+          }
+        }
+        std::int64_t const blocks = (n + block - 1) / block;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+        for (std::int64_t blk = 0; blk < blocks; ++blk) {
+          std::int64_t const begin = blk * block, len = std::min(block, n - begin);
+#if defined(_OPENMP)
+          float* mine = tmp + static_cast<std::size_t>(omp_get_thread_num()) * slots * block;
+#else
+          float* mine = tmp;
+#endif
+          std::array<float const*, 64> src{};
+          auto at = [&](std::uint32_t s) -> float* { return s == result ? out + begin : mine + static_cast<std::int64_t>(s) * block; };
+          for (std::size_t i = 0; i < in.size(); ++i) src[i] = in[i] + begin;
+          auto read = [&](std::uint32_t s) -> float const* { return s < in.size() ? src[s] : at(s); };
+          for (std::size_t k = 0; k < steps.size(); ++k) {
+            auto const& s = steps[k];
+            float* y = at(s.dst);
+            if (s.batch_norm) {
+              float const* x = read(s.a);
+              float const *mean = norms[k][0].data(), *a = norms[k][1].data(), *bias = norms[k][2].data();
+              if (out_layout == Layout::channels_last) {  // runs of consecutive channels: the inner loop vectorises
+                for (std::int64_t i = 0; i < len;) {
+                  std::int64_t const c0 = (begin + i) % channels, run = std::min(len - i, channels - c0);
+#pragma omp simd
+                  for (std::int64_t k = 0; k < run; ++k) y[i + k] = (x[i + k] - mean[c0 + k]) * a[c0 + k] + bias[c0 + k];
+                  i += run;
+                }
+              } else {
+                for (std::int64_t i = 0; i < len;) {
+                  std::int64_t const at_i = begin + i, c = (at_i / inner) % channels, end = std::min(len, i + inner - at_i % inner);
+#pragma omp simd
+                  for (std::int64_t j = i; j < end; ++j) y[j] = (x[j] - mean[c]) * a[c] + bias[c];
+                  i = end;
+                }
+              }
+            } else if (s.scale) {
+              float const* x = read(s.a);
+#pragma omp simd
+              for (std::int64_t i = 0; i < len; ++i) y[i] = x[i] * s.alpha + s.beta;
+            } else if (s.unary) {
+              s.unary(read(s.a), y, len, s.alpha, s.beta);
+            } else {
+              s.binary(read(s.a), read(s.b), y, len);
+            }
+          }
+        }
+      };
+    });
+  }
+
+void OwnKernels::build_depthwise(Conv2D const& op, Preparation& p) {
+    if (!detail::depthwise(AnyOp{op}, p.inputs())) p.reject("not a depthwise convolution");
+    Shape const& xs = p.inputs()[0].shape;
+    Shape const& ws = p.inputs()[1].shape;
+    Shape const& ys = p.outputs()[0].shape;
+    std::int64_t const N = xs[0], C = xs[1], H = xs[2], W = xs[3], R = ws[2], S = ws[3], Ho = ys[2], Wo = ys[3];
+    bool const bias = p.inputs().size() == 3;
+    int const threads = p.threads();
+    p.run("own direct depthwise convolution", [=](Io const& io) -> Runner {
+      float const *x = io.in[0], *w = io.in[1], *b = bias ? io.in[2] : nullptr;
+      float* y = io.out[0];
+      return [=] {
+        auto [sh, sw] = op.stride;
+        auto [dh, dw] = op.dilation;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+        for (std::int64_t nc = 0; nc < N * C; ++nc) {
+          std::int64_t const c = nc % C;
+          float const* plane = x + nc * H * W;
+          float const* k = w + c * R * S;
+          float* out = y + nc * Ho * Wo;
+          float const b0 = b ? b[c] : 0.f;
+          for (std::int64_t i = 0; i < Ho * Wo; ++i) out[i] = b0;
+          for (std::int64_t r = 0; r < R; ++r)
+            for (std::int64_t s = 0; s < S; ++s) {
+              float const kv = k[r * S + s];
+              std::int64_t const h_off = r * dh - op.pad[0], w_off = s * dw - op.pad[1];
+              auto [oh0, oh1] = valid_range(h_off, sh, H, Ho);
+              auto [ow0, ow1] = valid_range(w_off, sw, W, Wo);
+              for (std::int64_t oh = oh0; oh < oh1; ++oh) {
+                float const* src = plane + (oh * sh + h_off) * W + w_off;
+                float* dst = out + oh * Wo;
+                for (std::int64_t ow = ow0; ow < ow1; ++ow) dst[ow] += kv * src[ow * sw];
+              }
+            }
+          if (op.act != Activation::none)
+            for (std::int64_t i = 0; i < Ho * Wo; ++i) out[i] = apply(op.act, out[i]);
+        }
+      };
+    });
+  }
+
+}  // namespace autograph::cpu::backends

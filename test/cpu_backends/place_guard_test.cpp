@@ -1,0 +1,95 @@
+// Placement's guards: a backend that claims a group it cannot build is named, and
+// place_guarded keeps one backend alone when the DP's placement measures slower.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include <autograph/cpu/backends/onednn.hpp>
+#include <autograph/cpu/backends/place.hpp>
+#include <autograph/models/zoo.hpp>
+
+namespace autograph::cpu {
+namespace {
+
+std::filesystem::path fresh_db(std::string const& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("autograph_place_guard_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::remove(dir / name);
+  return dir / name;
+}
+
+CpuRuntimeOptions quick() { return {.warmup = 1, .budget_ms = 2}; }
+
+/// Claims every Relu, then cannot build one.
+struct Broken {
+  static constexpr std::string_view name = "broken";
+  template <class Set>
+  void declare(placement::BackendSpec<Set>& spec) const {
+    spec.add(placement::PatternRule<Set>{.name = "relu",
+                                         .valid_op = [](Graph<Set> const& g, NodeId n) { return g[n].template is<Relu>(); },
+                                         .fusion = [](Graph<Set> const&, std::span<NodeId const>) { return true; },
+                                         .max_size = 1});
+  }
+  template <class Set>
+  rules::Status can_run(Graph<Set> const&, placement::Group const&) const {
+    return rules::ok;
+  }
+  void build(Graph<BuiltinOps> const&, Preparation& p) const { p.reject("this backend has no kernels yet"); }
+};
+
+TEST(Place, ABackendThatCannotBuildWhatItClaimsIsNamed) {
+  auto g = models::build("squeezenet1_1", {.resolution = 32});
+  CpuRuntime cpu(quick());
+  placement::CostDatabase db(fresh_db("broken.json"), cpu_device_name(cpu));
+  try {
+    place(Backends<backends::OneDnn, Broken>{}, g, cpu, db);
+    FAIL() << "expected an Error";
+  } catch (Error const& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("backend 'broken' claims the group Relu"), std::string::npos) << what;
+    EXPECT_NE(what.find("this backend has no kernels yet"), std::string::npos) << what;
+  }
+}
+
+/// Claims every Relu with a kernel that spins for a millisecond: slow in any model.
+struct Slow {
+  static constexpr std::string_view name = "slow";
+  template <class Set>
+  void declare(placement::BackendSpec<Set>& spec) const {
+    Broken{}.declare(spec);
+  }
+  template <class Set>
+  rules::Status can_run(Graph<Set> const&, placement::Group const&) const {
+    return rules::ok;
+  }
+  void build(Graph<BuiltinOps> const&, Preparation& p) const {
+    std::int64_t n = p.outputs()[0].numel();
+    p.run("slow relu", [n](Io const& io) -> Runner {
+      return [x = io.in[0], y = io.out[0], n] {
+        auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+        while (std::chrono::steady_clock::now() < until) {
+        }
+        for (std::int64_t i = 0; i < n; ++i) y[i] = x[i] > 0.f ? x[i] : 0.f;
+      };
+    });
+  }
+};
+
+TEST(Place, TheGuardKeepsTheSingleBackendWhenThePlacementMeasuresSlower) {
+  auto g = models::build("squeezenet1_1", {.resolution = 32, .weight_seed = 2});
+  CpuRuntime cpu(quick());
+  placement::CostDatabase db(fresh_db("guard.json"), cpu_device_name(cpu));
+  // Costs recorded as if the slow Relus were free: the DP places every Relu there.
+  placement::GraphFacts<BuiltinOps> facts(g);
+  for (NodeId n : facts.placed_nodes())
+    if (g[n].is<Relu>()) db.insert("slow", placement::group_signature(facts, placement::Group{{n}}), 0.0);
+  auto placed = place_guarded(Backends<backends::OneDnn, Slow>{}, g, cpu, cpu, db, "onednn");
+  EXPECT_NE(placed.guard.find("kept onednn alone"), std::string::npos) << placed.guard;
+  for (auto const& pg : placed.placement.groups) EXPECT_EQ(placed.placement.backend_of(pg), "onednn");
+  auto dp = place(Backends<backends::OneDnn, Slow>{}, g, cpu, db);
+  EXPECT_GT(std::ranges::count_if(dp.placement.groups, [&](auto const& pg) { return dp.placement.backend_of(pg) == "slow"; }), 0);
+}
+
+}  // namespace
+}  // namespace autograph::cpu

@@ -1,0 +1,71 @@
+// Op-level placement measured on this machine: a zoo model placed on OneDnn + Blas + OwnKernels
+// with a fresh cost database gives the reference executor's outputs, a second placement
+// measures nothing, and one backend alone is a placement too.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+
+#include <autograph/cpu/backends/blas.hpp>
+#include <autograph/cpu/backends/onednn.hpp>
+#include <autograph/cpu/backends/own_kernels.hpp>
+#include <autograph/cpu/backends/place.hpp>
+#include <autograph/models/zoo.hpp>
+#include <autograph/runtime/reference_executor.hpp>
+
+#include "../cpu/matches_reference.hpp"
+
+namespace autograph::cpu {
+namespace {
+
+using All = Backends<backends::OneDnn, backends::Blas, backends::OwnKernels>;
+
+std::filesystem::path fresh_db(std::string const& name) {
+  auto dir = std::filesystem::temp_directory_path() / ("autograph_place_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::remove(dir / name);
+  return dir / name;
+}
+
+CpuRuntimeOptions quick() { return {.warmup = 1, .budget_ms = 2}; }
+
+TEST(Place, SqueezeNetPlacedRunsLikeTheReferenceAndIsMeasuredOnce) {
+  auto g = models::build("squeezenet1_1", {.resolution = 64, .weight_seed = 5});
+  auto path = fresh_db("squeezenet.json");
+  CpuRuntime cpu(quick());
+  std::size_t reports = 0;
+  PlacedGraph placed;
+  {
+    placement::CostDatabase db(path, cpu_device_name(cpu));
+    placed = place(All{}, g, cpu, db, {.progress = [&](placement::CostProgress const&) { ++reports; }});
+  }
+  EXPECT_GT(placed.costs.measured, 0u);
+  EXPECT_EQ(placed.costs.measured, placed.costs.distinct);
+  EXPECT_EQ(reports, placed.costs.measured + 1);
+  std::vector<Tensor> in;
+  for (NodeId n : g.inputs()) in.push_back(Tensor::random(g[n].outputs[0].shape, 9));
+  auto exe = cpu.compile(placed.graph, schedule::sequential(KernelDag(placed.graph)));
+  EXPECT_TRUE(test::matches(exe.run(in), ReferenceExecutor<>().run(g, in), 1e-4));
+
+  placement::CostDatabase again(path, cpu_device_name(cpu));
+  auto second = place(All{}, g, cpu, again);
+  EXPECT_EQ(second.costs.measured, 0u);
+  EXPECT_DOUBLE_EQ(second.placement.cost, placed.placement.cost);
+}
+
+TEST(Place, OneBackendAloneIsAPlacementToo) {
+  auto g = models::build("squeezenet1_1", {.resolution = 32});
+  CpuRuntime cpu(quick());
+  placement::CostDatabase db(fresh_db("alone.json"), cpu_device_name(cpu));
+  auto p = place(All{}, g, cpu, db, {.backends = {"onednn"}});
+  for (auto const& pg : p.placement.groups) EXPECT_EQ(p.placement.backend_of(pg), "onednn");
+  try {
+    place(All{}, g, cpu, db, {.backends = {"own"}});
+    FAIL() << "expected an Error";
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("no backend can run Conv2D"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace autograph::cpu

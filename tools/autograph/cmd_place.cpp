@@ -1,0 +1,128 @@
+// `autograph place`: Collage's op-level placement of a model on this machine's CPU backends.
+//
+//   autograph place --model resnet50
+//   autograph place --model nasnet_a_large --db costs.json
+//
+// Generates every group each backend (oneDNN, OpenBLAS im2col, our own kernels) can run,
+// measures the groups the cost database does not know yet (with progress; the database keeps
+// them for the next run), then places the model four ways and measures each on the CPU
+// runtime: oneDNN alone, BLAS and our kernels each with oneDNN for what they cannot run, and
+// all three by the DP. Prints the latencies, the search times, and which backend runs how
+// many ops in the full placement; --dot draws the full placement, one colour per backend.
+#include <autograph/cpu/backends/blas.hpp>
+#include <autograph/cpu/backends/onednn.hpp>
+#include <autograph/cpu/backends/own_kernels.hpp>
+#include <autograph/cpu/backends/place.hpp>
+#include <autograph/io/dot.hpp>
+#include <autograph/models/zoo.hpp>
+
+#include <iostream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "command.hpp"
+#include "output_file.hpp"
+
+namespace {
+
+using namespace autograph;
+
+struct PlaceCmdOptions {
+  std::string model;
+  std::string db = "autograph-placement-costs.json";
+  std::int64_t batch = 0, resolution = 0;
+  double group_budget_ms = 20;
+  cli::OutputFile dot{"--dot"};
+};
+
+int run_place(PlaceCmdOptions const& o) {
+  using All = cpu::Backends<cpu::backends::OneDnn, cpu::backends::Blas, cpu::backends::OwnKernels>;
+  models::ModelOptions mo;
+  if (o.batch > 0) mo.batch = o.batch;
+  if (o.resolution > 0) mo.resolution = o.resolution;
+  Graph<> g = models::build(o.model, mo);
+  // Groups are timed with a budget per median (at least 5 runs each): a model has hundreds of
+  // them. The placed models are timed with the runtime's full runs.
+  cpu::CpuRuntime rt, profiler({.budget_ms = o.group_budget_ms});
+  placement::CostDatabase db(o.db, cpu::cpu_device_name(rt));
+  std::cout << "place " << o.model << " on " << db.device() << "\n  cost database  " << db.path().string() << " (" << db.size()
+            << " groups known for this device)\n";
+  auto progress = [](placement::CostProgress const& p) {
+    if (p.done == p.total) {
+      std::cerr << "\r  measured " << p.total << " groups" << std::string(60, ' ') << "\n";
+      return;
+    }
+    std::string sig(p.signature.substr(0, 60));
+    std::cerr << "\r  measuring [" << p.done + 1 << "/" << p.total << "] " << p.backend << ": " << sig << std::string(sig.size() < 60 ? 60 - sig.size() : 0, ' ')
+              << std::flush;
+  };
+  struct Variant {
+    std::string label;
+    std::vector<std::string> backends;
+  };
+  std::vector<Variant> variants{{"onednn alone", {"onednn"}},
+                                {"blas (+ onednn for the rest)", {"blas", "onednn"}},
+                                {"own (+ onednn for the rest)", {"own", "onednn"}},
+                                {"op-level placement (all)", {}}};
+  std::vector<cpu::PlacedGraph> placed;
+  for (auto const& v : variants) {
+    placed.push_back(cpu::place(All{}, g, profiler, db, {.backends = v.backends, .progress = progress}));
+    auto const& p = placed.back();
+    std::map<std::string, std::size_t> ops;
+    for (auto const& pg : p.placement.groups) ops[p.placement.backend_of(pg)] += pg.group.size();
+    std::string split;
+    for (auto const& [b, n] : ops) split += (split.empty() ? "" : ", ") + b + " " + std::to_string(n);
+    std::cout << "  " << v.label << ": " << p.placement.groups.size() << " kernels (ops: " << split << "), sum of group costs "
+              << cli::fixed(p.placement.cost / 1000.0, 3) << " ms; " << p.candidates << " candidates, search "
+              << cli::fixed(p.generate_seconds + p.dp_seconds, 3) << " s (" << p.placement.states << " DP states); " << p.costs.measured
+              << " groups measured in " << cli::fixed(p.costs.measuring_seconds, 1) << " s\n";
+  }
+  // On a shared machine a model's latency drifts between measurements taken seconds apart, so
+  // each placement is timed interleaved with oneDNN alone (CpuRuntime::compare).
+  std::cout << "  measured, interleaved with oneDNN alone (medians):\n";
+  std::size_t best = 0;
+  double best_ratio = 1.0;
+  for (std::size_t i = 1; i < variants.size(); ++i) {
+    auto c = rt.compare(placed[0].graph, placed[i].graph);
+    double ratio = c.incumbent_ms / c.challenger_ms;
+    std::cout << "    " << variants[i].label << std::string(variants[i].label.size() < 30 ? 30 - variants[i].label.size() : 1, ' ')
+              << cli::fixed(c.challenger_ms, 3) << " ms against " << cli::fixed(c.incumbent_ms, 3) << " ms: x" << cli::fixed(ratio, 3)
+              << (c.faster ? " (faster beyond noise)" : "") << ", " << c.runs << " runs each\n";
+    if (i + 1 < variants.size() && ratio > best_ratio) best = i, best_ratio = ratio;
+  }
+  if (o.dot.wanted()) {
+    auto const& p = placed.back();
+    std::map<std::string, std::string> colour{{"onednn", "#80b1d3"}, {"blas", "#fdb462"}, {"own", "#b3de69"}};
+    o.dot.write([&](std::ostream& f) {
+      write_dot(f, p.graph,
+                {.fill_color = [&](NodeId id) { return p.node_backend[id].empty() ? std::string() : colour[p.node_backend[id]]; },
+                 .title = o.model + " — op-level placement: oneDNN blue, BLAS orange, own kernels green"});
+    });
+    std::cout << "  dot            " << o.dot.path << "\n";
+  }
+  auto c = rt.compare(placed[best].graph, placed.back().graph);
+  std::cout << "  placement against the best single backend (" << variants[best].label << "): " << cli::fixed(c.challenger_ms, 3) << " ms against "
+            << cli::fixed(c.incumbent_ms, 3) << " ms, x" << cli::fixed(c.incumbent_ms / c.challenger_ms, 3) << "\n"
+            << "  guarded        " << (c.faster ? "keeps the op-level placement (faster beyond noise)" : "keeps " + variants[best].label + " (the placement is not faster beyond noise)")
+            << " — cpu::place_guarded's rule\n";
+  return 0;
+}
+
+autograph::cli::Register place_cmd{{"place", "Place a model's ops on the CPU backends (Collage's op-level DP) and measure it", [](CLI::App& app) {
+  auto o = std::make_shared<PlaceCmdOptions>();
+  app.add_option("--model", o->model, "A model of the zoo (see `autograph models`)")->required();
+  app.add_option("--db", o->db, "The cost database (JSON; created when missing)")->capture_default_str();
+  app.add_option("--batch", o->batch, "Batch size (default: the benchmark's)")->check(autograph::cli::positive_integer);
+  app.add_option("--resolution", o->resolution, "Image side for the CNNs and ViT (default: the published one)")
+      ->check(autograph::cli::positive_integer);
+  app.add_option("--group-budget", o->group_budget_ms, "Milliseconds of timed runs per group measurement (at least 5 runs)")
+      ->capture_default_str();
+  cli::add_output_option(app, "--dot", o->dot, "Write the full placement as DOT, one colour per backend");
+  return [o] {
+    o->dot.check();
+    return run_place(*o);
+  };
+}}};
+
+}  // namespace
