@@ -21,7 +21,7 @@ namespace kn = kernels;
 
 static_assert(static_cast<int>(kn::UnaryCode::hard_swish) == static_cast<int>(UnaryKind::hard_swish), "UnaryCode follows UnaryKind");
 static_assert(static_cast<int>(kn::BinaryCode::min) == static_cast<int>(BinaryKind::min), "BinaryCode follows BinaryKind");
-static_assert(static_cast<int>(kn::ActCode::tanh) == static_cast<int>(Activation::tanh), "ActCode follows Activation");
+static_assert(static_cast<int>(kn::ActCode::gelu) == static_cast<int>(Activation::gelu), "ActCode follows Activation");
 
 using Ints = std::vector<std::int64_t>;
 
@@ -271,9 +271,15 @@ void lower(MatMul const& op, Lowering& l) {
   std::size_t r = ys.rank();
   std::int64_t M = ys[r - 2], N = ys[r - 1], K = as[as.rank() - 1];
   std::int64_t total = ys.numel();
-  if (K == 0) {  // an empty sum: act(0) everywhere
-    float v = op.act == Activation::sigmoid ? 0.5f : 0.f;
+  bool bias = l.inputs().size() == 3;
+  if (K == 0) {  // an empty sum: act(0) everywhere, or act(bias) per column
+    float v = bias ? 0.f : apply(op.act, 0.f);
     l.launch("fill", [=](LaunchArgs const& a) { kn::fill(a.out[0], total, v, a.stream); });
+    if (bias) {
+      kn::ActCode act = act_code(op.act);
+      l.launch(std::string(bias_activation_launch),
+               [=](LaunchArgs const& a) { kn::bias_activation(a.out[0], total / N, N, 1, a.in[2], act, a.stream); });
+    }
     return;
   }
   Shape batch(ys.dims().first(r - 2));
@@ -283,9 +289,9 @@ void lower(MatMul const& op, Lowering& l) {
   Ints st_c = scaled(contiguous_strides(dims_of(batch)), M * N);
   std::int64_t batch_n = batch.numel();
 
-  // MatMul has no bias input: relu is fused (CUBLASLT_EPILOGUE_RELU), sigmoid and tanh have no
-  // epilogue and run in a kernel after the product (epilogue.hpp).
-  GemmEpilogue const ep = gemm_epilogue(false, op.act);
+  // The bias and relu are fused (CUBLASLT_EPILOGUE_BIAS, _RELU, _RELU_BIAS); sigmoid, tanh and
+  // the exact GELU have no epilogue and run in a kernel after the product (epilogue.hpp).
+  GemmEpilogue const ep = gemm_epilogue(bias, op.act);
   dnn::GemmShape g;
   g.n = N;
   g.k = K;
@@ -339,8 +345,10 @@ void lower(MatMul const& op, Lowering& l) {
   g.align_c = align(16, g.stride_c, &Offsets::c);
   auto plan = std::make_shared<dnn::Gemm>(l.device(), g, l.allow_tf32());
   std::size_t ws = l.workspace(plan->workspace_bytes());
+  Realign rb = bias ? realign(l, 2) : Realign{};  // the epilogue reads the bias with vector loads
   l.launch(std::string(gemm_launch), [=](LaunchArgs const& a) {
-    for (auto const& o : outer) plan->run(*a.device, a.stream, a.in[0] + o.a, a.in[1] + o.b, nullptr, a.out[0] + o.c, a.workspace[ws]);
+    float const* b = bias ? aligned(rb, a, 2) : nullptr;
+    for (auto const& o : outer) plan->run(*a.device, a.stream, a.in[0] + o.a, a.in[1] + o.b, b, a.out[0] + o.c, a.workspace[ws]);
   });
   if (ep.after.needed()) {
     kn::ActCode after = act_code(ep.after.act);
@@ -398,6 +406,27 @@ void lower(Softmax const& op, Lowering& l) {
   Ints d = dims_of(x);
   std::int64_t outer = product(d, 0, axis), n = d[axis], inner = product(d, axis + 1);
   l.launch("softmax kernel", [=](LaunchArgs const& a) { kn::softmax(outer, n, inner, a.in[0], a.out[0], a.stream); });
+}
+
+void lower(AddLayerNorm const& op, Lowering& l) {
+  Shape const& ys = l.outputs()[0].shape;
+  kn::BroadcastLayout b = broadcast_layout(l.inputs()[0].shape, l.inputs()[1].shape, ys);
+  std::int64_t len = l.inputs()[2].numel(), rows = ys.numel() / len;
+  float eps = op.epsilon;
+  bool keep = op.keep_sum;
+  std::size_t ws = keep ? 0 : l.workspace(static_cast<std::size_t>(ys.numel()) * sizeof(float));
+  l.launch("binary kernel", [=](LaunchArgs const& a) {
+    float* sum = keep ? a.out[1] : static_cast<float*>(a.workspace[ws]);
+    kn::binary(kn::BinaryCode::add, b, a.in[0], a.in[1], sum, a.stream);
+  });
+  l.launch("layer_norm kernel", [=](LaunchArgs const& a) {
+    float const* sum = keep ? a.out[1] : static_cast<float const*>(a.workspace[ws]);
+    kn::layer_norm(rows, len, eps, sum, a.in[2], a.in[3], a.out[0], a.stream);
+  });
+}
+
+void lower(FusedAttention const&, Lowering& l) {
+  l.reject("FusedAttention has no CUDA kernel yet; run the graph without rules::TransformerFusion's fuse-attention rules");
 }
 
 void lower(Reduce const& op, Lowering& l) {
@@ -466,10 +495,10 @@ void lower(Resize const& op, Lowering& l) {
 
 // ---- elementwise --------------------------------------------------------------------------------
 
-void lower_binary(BinaryKind kind, Lowering& l) {
-  Shape const& ys = l.outputs()[0].shape;
-  Dims<3> d = coalesce(Dims<3>{dims_of(ys), {contiguous_strides(dims_of(ys)), broadcast_strides(l.inputs()[0].shape, ys),
-                                             broadcast_strides(l.inputs()[1].shape, ys)}});
+namespace {
+/// How the binary kernel reads a and b broadcast to ys.
+kn::BroadcastLayout broadcast_layout(Shape const& as, Shape const& bs, Shape const& ys) {
+  Dims<3> d = coalesce(Dims<3>{dims_of(ys), {contiguous_strides(dims_of(ys)), broadcast_strides(as, ys), broadcast_strides(bs, ys)}});
   kn::BroadcastLayout b;
   b.rank = static_cast<int>(d.shape.size());
   for (std::size_t i = 0; i < d.shape.size(); ++i) {
@@ -477,6 +506,12 @@ void lower_binary(BinaryKind kind, Lowering& l) {
     b.a_stride[i] = d.stride[1][i];
     b.b_stride[i] = d.stride[2][i];
   }
+  return b;
+}
+}  // namespace
+
+void lower_binary(BinaryKind kind, Lowering& l) {
+  kn::BroadcastLayout b = broadcast_layout(l.inputs()[0].shape, l.inputs()[1].shape, l.outputs()[0].shape);
   auto code = static_cast<kn::BinaryCode>(static_cast<int>(kind));
   l.launch("binary kernel", [=](LaunchArgs const& a) { kn::binary(code, b, a.in[0], a.in[1], a.out[0], a.stream); });
 }
