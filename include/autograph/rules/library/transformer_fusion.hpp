@@ -104,9 +104,9 @@ struct FuseAddLayerNormKeepSum : PatternRule<FuseAddLayerNormKeepSum> {
   static Target apply(Rewriter<Set>& rw, Match const& m) {
     auto const& g = rw.graph();
     LayerNorm ln = *g[m.node(1)].op.template get_if<LayerNorm>();
-    Value y = rw.add(AddLayerNorm{ln.axis, ln.epsilon, true}, {m.var(0), m.var(1), m.var(2), m.var(3)},
-                     detail::target_name(g, m.node(1), name));
-    return {y, Value{y.node, 1}};
+    Value in[] = {m.var(0), m.var(1), m.var(2), m.var(3)};
+    auto out = rw.add_multi(AddLayerNorm{ln.axis, ln.epsilon, true}, in, detail::target_name(g, m.node(1), name));
+    return {out[0], out[1]};
   }
 };
 
