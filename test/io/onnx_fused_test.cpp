@@ -46,7 +46,9 @@ TEST(OnnxFused, ExportsAsPrimitiveOpsThatComputeTheSame) {
   for (NodeId id : back.graph.node_ids()) {
     AnyOp const& op = back.graph[id].op;
     EXPECT_FALSE(op.is<FusedAttention>() || op.is<AddLayerNorm>()) << back.graph.label(id);
-    if (op.is<MatMul>()) EXPECT_EQ(back.graph[id].inputs.size(), 2u) << "ONNX's MatMul has no bias";
+    if (op.is<MatMul>()) {
+      EXPECT_EQ(back.graph[id].inputs.size(), 2u) << "ONNX's MatMul has no bias";
+    }
   }
   auto inputs = testing::random_inputs(g, 1);
   auto want = testing::run_reference(g, inputs);
