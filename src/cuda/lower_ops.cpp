@@ -408,27 +408,6 @@ void lower(Softmax const& op, Lowering& l) {
   l.launch("softmax kernel", [=](LaunchArgs const& a) { kn::softmax(outer, n, inner, a.in[0], a.out[0], a.stream); });
 }
 
-void lower(AddLayerNorm const& op, Lowering& l) {
-  Shape const& ys = l.outputs()[0].shape;
-  kn::BroadcastLayout b = broadcast_layout(l.inputs()[0].shape, l.inputs()[1].shape, ys);
-  std::int64_t len = l.inputs()[2].numel(), rows = ys.numel() / len;
-  float eps = op.epsilon;
-  bool keep = op.keep_sum;
-  std::size_t ws = keep ? 0 : l.workspace(static_cast<std::size_t>(ys.numel()) * sizeof(float));
-  l.launch("binary kernel", [=](LaunchArgs const& a) {
-    float* sum = keep ? a.out[1] : static_cast<float*>(a.workspace[ws]);
-    kn::binary(kn::BinaryCode::add, b, a.in[0], a.in[1], sum, a.stream);
-  });
-  l.launch("layer_norm kernel", [=](LaunchArgs const& a) {
-    float const* sum = keep ? a.out[1] : static_cast<float const*>(a.workspace[ws]);
-    kn::layer_norm(rows, len, eps, sum, a.in[2], a.in[3], a.out[0], a.stream);
-  });
-}
-
-void lower(FusedAttention const&, Lowering& l) {
-  l.reject("FusedAttention has no CUDA kernel yet; run the graph without rules::TransformerFusion's fuse-attention rules");
-}
-
 void lower(Reduce const& op, Lowering& l) {
   Shape const& x = l.inputs()[0].shape;
   auto reduced = op.reduced(x);
@@ -514,6 +493,30 @@ void lower_binary(BinaryKind kind, Lowering& l) {
   kn::BroadcastLayout b = broadcast_layout(l.inputs()[0].shape, l.inputs()[1].shape, l.outputs()[0].shape);
   auto code = static_cast<kn::BinaryCode>(static_cast<int>(kind));
   l.launch("binary kernel", [=](LaunchArgs const& a) { kn::binary(code, b, a.in[0], a.in[1], a.out[0], a.stream); });
+}
+
+// ---- fused transformer ops ------------------------------------------------------------------
+
+void lower(AddLayerNorm const& op, Lowering& l) {
+  Shape const& ys = l.outputs()[0].shape;
+  if (ys.numel() == 0) return;
+  kn::BroadcastLayout b = broadcast_layout(l.inputs()[0].shape, l.inputs()[1].shape, ys);
+  std::int64_t len = l.inputs()[2].numel(), rows = ys.numel() / len;
+  float eps = op.epsilon;
+  bool keep = op.keep_sum;
+  std::size_t ws = keep ? 0 : l.workspace(static_cast<std::size_t>(ys.numel()) * sizeof(float));
+  l.launch("binary kernel", [=](LaunchArgs const& a) {
+    float* sum = keep ? a.out[1] : static_cast<float*>(a.workspace[ws]);
+    kn::binary(kn::BinaryCode::add, b, a.in[0], a.in[1], sum, a.stream);
+  });
+  l.launch("layer_norm kernel", [=](LaunchArgs const& a) {
+    float const* sum = keep ? a.out[1] : static_cast<float const*>(a.workspace[ws]);
+    kn::layer_norm(rows, len, eps, sum, a.in[2], a.in[3], a.out[0], a.stream);
+  });
+}
+
+void lower(FusedAttention const&, Lowering& l) {
+  l.reject("FusedAttention has no CUDA kernel yet; run the graph without rules::TransformerFusion's fuse-attention rules");
 }
 
 void lower_unary(UnaryKind kind, float alpha, float beta, Lowering& l) {
