@@ -6,8 +6,7 @@
 #include "autograph/cpu/runtime.hpp"
 #include "autograph/models/vit.hpp"
 #include "autograph/rules/apply_greedily.hpp"
-#include "autograph/rules/engine.hpp"
-#include "autograph/rules/library/transformer_fusion.hpp"
+#include "autograph/rules/transformer_fusion_engine.hpp"
 #include "autograph/runtime/reference_executor.hpp"
 #include "autograph/schedule/sequential.hpp"
 #include "matches_reference.hpp"
@@ -18,7 +17,7 @@ namespace {
 TEST(CpuFusedAttention, AFusedSmallVitMatchesTheUnfusedReference) {
   Graph<> g = models::vit({.patch = 8, .layers = 2, .hidden = 32, .heads = 4, .mlp = 64, .num_classes = 10},
                           {.batch = 2, .resolution = 16, .weight_seed = 3});
-  Graph<> fused = rules::apply_greedily(g, rules::RuleEngine<BuiltinOps, rules::TransformerFusion>{}).graph;
+  Graph<> fused = rules::apply_greedily(g, rules::TransformerFusionEngine{}).graph;
   std::vector<Tensor> in{Tensor::random(g[g.inputs()[0]].outputs[0].shape, 40)};
   auto want = ReferenceExecutor<>().run(g, in);
   auto lowered = lower(fused);

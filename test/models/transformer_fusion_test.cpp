@@ -5,8 +5,7 @@
 #include <autograph/models/bert_encoder.hpp>
 #include <autograph/models/vit.hpp>
 #include <autograph/rules/apply_greedily.hpp>
-#include <autograph/rules/engine.hpp>
-#include <autograph/rules/library/transformer_fusion.hpp>
+#include <autograph/rules/transformer_fusion_engine.hpp>
 #include <autograph/runtime/equivalence.hpp>
 
 #include <cstdio>
@@ -17,7 +16,7 @@ namespace autograph::models {
 namespace {
 
 using namespace testing;
-using Engine = rules::RuleEngine<BuiltinOps, rules::TransformerFusion>;
+using Engine = rules::TransformerFusionEngine;
 
 Graph<> fuse(Graph<> const& g) {
   auto r = rules::apply_greedily(g, Engine{});

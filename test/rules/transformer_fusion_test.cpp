@@ -6,8 +6,7 @@
 #include <autograph/graph/validate.hpp>
 #include <autograph/graph/weights.hpp>
 #include <autograph/rules/apply_greedily.hpp>
-#include <autograph/rules/engine.hpp>
-#include <autograph/rules/library/transformer_fusion.hpp>
+#include <autograph/rules/transformer_fusion_engine.hpp>
 #include <autograph/rules/verify.hpp>
 #include <autograph/runtime/equivalence.hpp>
 
@@ -31,7 +30,7 @@ Op const* only(Graph<> const& g) {
   return found;
 }
 
-using Engine = RuleEngine<BuiltinOps, TransformerFusion>;
+using Engine = TransformerFusionEngine;
 
 /// The greedy result of the transformer fusions, validated and checked against the source.
 GreedyResult<BuiltinOps> fuse(Graph<> g) {
