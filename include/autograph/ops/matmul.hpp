@@ -46,11 +46,9 @@ struct MatMul {
   double macs(std::span<TensorDesc const> in, std::span<TensorDesc const> out) const {
     return static_cast<double>(out[0].numel()) * static_cast<double>(in[0].shape[in[0].shape.rank() - 1]);
   }
-  /// Two per multiply-accumulate, one per output for a bias and one for an activation.
-  double flops(std::span<TensorDesc const> in, std::span<TensorDesc const> out) const {
-    double epilogue = (in.size() == 3 ? 1.0 : 0.0) + (act != Activation::none ? 1.0 : 0.0);
-    return 2 * macs(in, out) + epilogue * static_cast<double>(out[0].numel());
-  }
+  /// Two per multiply-accumulate; the bias and activation are not counted (as Conv2D's: an
+  /// epilogue of O(M N) next to the product's O(M N K)).
+  double flops(std::span<TensorDesc const> in, std::span<TensorDesc const> out) const { return 2 * macs(in, out); }
   std::string attributes() const { return act != Activation::none ? std::string(to_string(act)) : std::string{}; }
 };
 
