@@ -113,9 +113,10 @@ struct FuseAddLayerNormKeepSum : PatternRule<FuseAddLayerNormKeepSum> {
 }  // namespace library
 
 /// The transformer fusions, in the order a greedy pass prefers: the bias joins its matmul
-/// before the GELU does. Not part of rules::Default: the CUDA runtime has no FusedAttention
-/// kernel yet, and the CPU runtime runs it through the reference kernel until cpu/tuned/'s
-/// attention kernel lands (see the README's section on fused operators).
+/// before the GELU does. Not part of rules::Default: the CUDA runtime runs FusedAttention as its
+/// primitive kernels (the scores still in memory), and the CPU runtime through the reference
+/// kernel until cpu/tuned/'s attention kernel is wired to it (see the README's section on fused
+/// operators).
 using TransformerFusion =
     Rules<FuseAttention, FuseMaskedAttention, FuseMatMulBias, FuseMatMulGelu, FuseAddLayerNorm, FuseAddLayerNormKeepSum>;
 
