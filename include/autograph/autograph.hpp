@@ -17,6 +17,7 @@
 #include "autograph/models/zoo.hpp"
 #include "autograph/ops/builtin.hpp"
 #include "autograph/rules/default_engine.hpp"
+#include "autograph/rules/transformer_fusion_engine.hpp"
 #include "autograph/runtime/reference_executor.hpp"
 #include "autograph/runtime/simulated_runtime.hpp"
 #include "autograph/schedule/nimble.hpp"

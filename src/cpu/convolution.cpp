@@ -28,6 +28,7 @@ dnnl::primitive_attr with_activation(Activation act) {
   if (act == Activation::none) return attr;
   dnnl::algorithm alg = act == Activation::relu      ? dnnl::algorithm::eltwise_relu
                         : act == Activation::sigmoid ? dnnl::algorithm::eltwise_logistic
+                        : act == Activation::gelu    ? dnnl::algorithm::eltwise_gelu_erf
                                                      : dnnl::algorithm::eltwise_tanh;
   dnnl::post_ops ops;
   ops.append_eltwise(1.f, alg, 0.f, 0.f);
@@ -203,8 +204,17 @@ void prepare(ConvTranspose2D const& op, Preparation& p) {
 
 void prepare(MatMul const& op, Preparation& p) {
   if (nothing_to_compute(p)) return;
-  if (p.inputs()[0].numel() == 0 || p.inputs()[1].numel() == 0)  // K = 0: every product is an empty sum
-    return run_fill(p, "fill (a matrix product over K = 0)", 0, apply(op.act, 0.f));
+  bool has_bias = p.inputs().size() == 3;
+  if (p.inputs()[0].numel() == 0 || p.inputs()[1].numel() == 0) {  // K = 0: every product is an empty sum
+    if (!has_bias) return run_fill(p, "fill (a matrix product over K = 0)", 0, apply(op.act, 0.f));
+    std::int64_t n = p.outputs()[0].shape[p.outputs()[0].shape.rank() - 1], rows = p.outputs()[0].numel() / n;
+    return p.run("act(bias) (a matrix product over K = 0)", [act = op.act, n, rows](Io const& io) -> Runner {
+      return [act, n, rows, bias = io.in[2], y = io.out[0]] {
+        for (std::int64_t r = 0; r < rows; ++r)
+          for (std::int64_t j = 0; j < n; ++j) y[r * n + j] = apply(act, bias[j]);
+      };
+    });
+  }
   Shape const& ys = p.outputs()[0].shape;
   // oneDNN broadcasts batch dimensions of size 1 between operands of the same rank.
   auto at_output_rank = [&](Shape const& s) {
@@ -216,9 +226,16 @@ void prepare(MatMul const& op, Preparation& p) {
   std::string what = "matmul a=" + p.inputs()[0].shape.to_string() + " b=" + p.inputs()[1].shape.to_string();
   // A constant b (a linear layer's weight) may take the layout oneDNN computes fastest with.
   memory::desc b_want = p.constant_input(1) ? any(b.dims()) : b;
-  auto pd = or_reject(p, what, [&] { return dnnl::matmul::primitive_desc({a, b_want, y}, with_activation(op.act), engine()); });
+  // The bias as oneDNN broadcasts it over dst: [1, ..., 1, N] (oneDNN matmul's bias argument).
+  memory::desc bias = at_output_rank(has_bias ? p.inputs()[2].shape : Shape{});
+  auto pd = or_reject(p, what + (has_bias ? " with bias" : ""), [&] {
+    return has_bias ? dnnl::matmul::primitive_desc({a, b_want, bias, y}, with_activation(op.act), engine())
+                    : dnnl::matmul::primitive_desc({a, b_want, y}, with_activation(op.act), engine());
+  });
   Arg weights = input_as(p, DNNL_ARG_WEIGHTS, 1, b, pd.weights_desc());  // may register a reorder step: before the matmul's
-  run_primitive<dnnl::matmul>(p, "matmul", pd, {{DNNL_ARG_SRC, a, From::input, 0}, weights, {DNNL_ARG_DST, y, From::output, 0}});
+  std::vector<Arg> args{{DNNL_ARG_SRC, a, From::input, 0}, weights, {DNNL_ARG_DST, y, From::output, 0}};
+  if (has_bias) args.push_back({DNNL_ARG_BIAS, bias, From::input, 2});
+  run_primitive<dnnl::matmul>(p, "matmul", pd, std::move(args));
 }
 
 }  // namespace autograph::cpu::builtin

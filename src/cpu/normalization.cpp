@@ -1,9 +1,11 @@
 // Normalisations and reductions on oneDNN: BatchNorm (batch_normalization with the given
-// statistics), LayerNorm (layer_normalization over the trailing axes as one), Softmax,
+// statistics), LayerNorm (layer_normalization over the trailing axes as one), AddLayerNorm
+// (a binary add, then layer_normalization of the sum), Softmax,
 // Pool2D (pooling) and Reduce (reduction).
 #include <algorithm>
 #include <limits>
 
+#include "autograph/runtime/cpu/strided.hpp"
 #include "primitive.hpp"
 
 namespace autograph::cpu::builtin {
@@ -83,6 +85,47 @@ void prepare(LayerNorm const& op, Preparation& p) {
                  {DNNL_ARG_SCALE, g, From::input, 1},
                  {DNNL_ARG_SHIFT, g, From::input, 2},
                  {DNNL_ARG_DST, x, From::output, 0}});
+}
+
+void prepare(AddLayerNorm const& op, Preparation& p) {
+  if (nothing_to_compute(p)) return;
+  Shape const& ys = p.outputs()[0].shape;
+  std::int64_t len = p.inputs()[2].numel();
+  // The sum goes where the layer norm reads it: output 1 when the op keeps it, else scratch.
+  From sum_from = op.keep_sum ? From::output : From::workspace;
+  std::size_t sum_index = op.keep_sum ? 1 : p.workspace(static_cast<std::size_t>(ys.numel()) * sizeof(float));
+  memory::desc y = plain(ys);
+  std::size_t first = 0, second = 1;
+  if (p.inputs()[0].shape != ys) std::swap(first, second);  // oneDNN broadcasts its second source only
+  if (p.inputs()[first].shape == ys) {
+    Shape bs = p.inputs()[second].shape;
+    Dims b_dims(ys.rank() - bs.rank(), 1), own = dims_of(bs);
+    b_dims.insert(b_dims.end(), own.begin(), own.end());
+    memory::desc b = plain(Shape(b_dims));
+    auto pd = or_reject(p, "binary add " + ys.to_string() + " with " + bs.to_string(),
+                        [&] { return dnnl::binary::primitive_desc({algorithm::binary_add, y, b, y}, user_scratchpad(), engine()); });
+    run_primitive<dnnl::binary>(p, "binary add", pd,
+                                {{DNNL_ARG_SRC_0, y, From::input, first}, {DNNL_ARG_SRC_1, b, From::input, second}, {DNNL_ARG_DST, y, sum_from, sum_index}});
+  } else {  // both operands broadcast: our own strided loop
+    Shape as = p.inputs()[0].shape, bs = p.inputs()[1].shape;
+    p.run("add (both operands broadcast)", [=, keep = op.keep_sum](Io const& io) -> Runner {
+      float* s = keep ? io.out[1] : static_cast<float*>(io.workspace[sum_index]);
+      return [=, a = io.in[0], b = io.in[1]] {
+        cpu::for_each_index<3>(ys, {strides_of(ys), cpu::broadcast_strides(as, ys), cpu::broadcast_strides(bs, ys)},
+                               [&](auto const& o) { s[o[0]] = a[o[1]] + b[o[2]]; });
+      };
+    });
+  }
+  memory::desc x = plain(Shape{ys.numel() / len, len}), g = plain(Shape{len});
+  auto flags = normalization_flags::use_scale | normalization_flags::use_shift;
+  auto pd = or_reject(p, "layer normalization of " + ys.to_string() + " over " + std::to_string(len) + " elements", [&] {
+    return dnnl::layer_normalization_forward::primitive_desc({prop_kind::forward_inference, x, op.epsilon, flags}, user_scratchpad(), engine());
+  });
+  run_primitive<dnnl::layer_normalization_forward>(p, "layer normalization", pd,
+                                                   {{DNNL_ARG_SRC, x, sum_from, sum_index},
+                                                    {DNNL_ARG_SCALE, g, From::input, 2},
+                                                    {DNNL_ARG_SHIFT, g, From::input, 3},
+                                                    {DNNL_ARG_DST, x, From::output, 0}});
 }
 
 void prepare(Softmax const& op, Preparation& p) {

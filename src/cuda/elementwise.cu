@@ -132,6 +132,7 @@ __device__ __forceinline__ float activate(float x) {
   if constexpr (A == ActCode::relu) return x > 0.f ? x : 0.f;
   else if constexpr (A == ActCode::sigmoid) return 1.f / (1.f + expf(-x));
   else if constexpr (A == ActCode::tanh) return tanhf(x);
+  else if constexpr (A == ActCode::gelu) return 0.5f * x * (1.f + erff(x * 0.70710678118654752f));  // exact (erf) GELU
   else return x;
 }
 
@@ -227,6 +228,7 @@ void bias_activation(float* y, std::int64_t outer, std::int64_t channels, std::i
     case ActCode::relu: launch_bias_activation<ActCode::relu>(y, planes, channels, inner, bias, s); break;
     case ActCode::sigmoid: launch_bias_activation<ActCode::sigmoid>(y, planes, channels, inner, bias, s); break;
     case ActCode::tanh: launch_bias_activation<ActCode::tanh>(y, planes, channels, inner, bias, s); break;
+    case ActCode::gelu: launch_bias_activation<ActCode::gelu>(y, planes, channels, inner, bias, s); break;
   }
   check_launch("bias_activation kernel");
 }

@@ -21,7 +21,7 @@ namespace kn = kernels;
 
 static_assert(static_cast<int>(kn::UnaryCode::hard_swish) == static_cast<int>(UnaryKind::hard_swish), "UnaryCode follows UnaryKind");
 static_assert(static_cast<int>(kn::BinaryCode::min) == static_cast<int>(BinaryKind::min), "BinaryCode follows BinaryKind");
-static_assert(static_cast<int>(kn::ActCode::tanh) == static_cast<int>(Activation::tanh), "ActCode follows Activation");
+static_assert(static_cast<int>(kn::ActCode::gelu) == static_cast<int>(Activation::gelu), "ActCode follows Activation");
 
 using Ints = std::vector<std::int64_t>;
 
@@ -264,35 +264,40 @@ void lower(ConvTranspose2D const& op, Lowering& l) {
 
 // ---- matrix products (cuBLASLt) ---------------------------------------------------------------
 
-void lower(MatMul const& op, Lowering& l) {
-  Shape const& as = l.inputs()[0].shape;
-  Shape const& bs = l.inputs()[1].shape;
-  Shape const& ys = l.outputs()[0].shape;
+namespace {
+/// A batched product c = a b (with a cuBLASLt epilogue) planned once: one cuBLASLt call per
+/// entry of `outer`, each a strided batch.
+struct BatchedGemm {
+  struct Offsets {
+    std::int64_t a, b, c;
+  };
+  std::shared_ptr<dnn::Gemm> plan;
+  std::vector<Offsets> outer;
+  std::size_t workspace = 0;
+  /// Enqueues every call; `bias`: one per column of c when the epilogue has one.
+  void run(LaunchArgs const& a, float const* x, float const* w, float const* bias, float* c) const {
+    for (auto const& o : outer) plan->run(*a.device, a.stream, x + o.a, w + o.b, bias, c + o.c, a.workspace[workspace]);
+  }
+};
+
+/// Plans c[ys] = a[as] b[bs] with NumPy broadcasting of the batch dimensions, a and b read
+/// from pointers aligned to `align_a` and `align_b` bytes, c to 16.
+/// @pre K (as's last dimension) > 0.
+BatchedGemm plan_gemm(Lowering& l, Shape const& as, Shape const& bs, Shape const& ys, GemmEpilogue::Fused epilogue, std::size_t align_a,
+                      std::size_t align_b) {
   std::size_t r = ys.rank();
   std::int64_t M = ys[r - 2], N = ys[r - 1], K = as[as.rank() - 1];
-  std::int64_t total = ys.numel();
-  if (K == 0) {  // an empty sum: act(0) everywhere
-    float v = op.act == Activation::sigmoid ? 0.5f : 0.f;
-    l.launch("fill", [=](LaunchArgs const& a) { kn::fill(a.out[0], total, v, a.stream); });
-    return;
-  }
   Shape batch(ys.dims().first(r - 2));
   Shape a_batch(as.dims().first(as.rank() - 2)), b_batch(bs.dims().first(bs.rank() - 2));
   Ints st_a = scaled(broadcast_strides(a_batch, batch), M * K);
   Ints st_b = scaled(broadcast_strides(b_batch, batch), K * N);
   Ints st_c = scaled(contiguous_strides(dims_of(batch)), M * N);
   std::int64_t batch_n = batch.numel();
-
-  // MatMul has no bias input: relu is fused (CUBLASLT_EPILOGUE_RELU), sigmoid and tanh have no
-  // epilogue and run in a kernel after the product (epilogue.hpp).
-  GemmEpilogue const ep = gemm_epilogue(false, op.act);
   dnn::GemmShape g;
   g.n = N;
   g.k = K;
-  g.epilogue = ep.fused;
-  struct Offsets {
-    std::int64_t a, b, c;
-  };
+  g.epilogue = epilogue;
+  using Offsets = BatchedGemm::Offsets;
   std::vector<Offsets> outer;
   // One matrix b for the whole batch and a batch-contiguous a: fold the batch into the rows,
   // one GEMM [batch*M, K] x [K, N] (a linear layer over a sequence).
@@ -334,14 +339,37 @@ void lower(MatMul const& op, Lowering& l) {
     for (auto const& o : outer) al = std::min(al, offset_alignment(o.*member));
     return al;
   };
-  g.align_a = align(l.input_alignment(0), g.stride_a, &Offsets::a);
-  g.align_b = align(l.input_alignment(1), g.stride_b, &Offsets::b);
+  g.align_a = align(align_a, g.stride_a, &Offsets::a);
+  g.align_b = align(align_b, g.stride_b, &Offsets::b);
   g.align_c = align(16, g.stride_c, &Offsets::c);
   auto plan = std::make_shared<dnn::Gemm>(l.device(), g, l.allow_tf32());
   std::size_t ws = l.workspace(plan->workspace_bytes());
-  l.launch(std::string(gemm_launch), [=](LaunchArgs const& a) {
-    for (auto const& o : outer) plan->run(*a.device, a.stream, a.in[0] + o.a, a.in[1] + o.b, nullptr, a.out[0] + o.c, a.workspace[ws]);
-  });
+  return {std::move(plan), std::move(outer), ws};
+}
+}  // namespace
+
+void lower(MatMul const& op, Lowering& l) {
+  Shape const& as = l.inputs()[0].shape;
+  Shape const& ys = l.outputs()[0].shape;
+  std::int64_t N = ys[ys.rank() - 1], K = as[as.rank() - 1];
+  std::int64_t total = ys.numel();
+  bool bias = l.inputs().size() == 3;
+  if (K == 0) {  // an empty sum: act(0) everywhere, or act(bias) per column
+    float v = bias ? 0.f : apply(op.act, 0.f);
+    l.launch("fill", [=](LaunchArgs const& a) { kn::fill(a.out[0], total, v, a.stream); });
+    if (bias) {
+      kn::ActCode act = act_code(op.act);
+      l.launch(std::string(bias_activation_launch),
+               [=](LaunchArgs const& a) { kn::bias_activation(a.out[0], total / N, N, 1, a.in[2], act, a.stream); });
+    }
+    return;
+  }
+  // The bias and relu are fused (CUBLASLT_EPILOGUE_BIAS, _RELU, _RELU_BIAS); sigmoid, tanh and
+  // the exact GELU have no epilogue and run in a kernel after the product (epilogue.hpp).
+  GemmEpilogue const ep = gemm_epilogue(bias, op.act);
+  BatchedGemm gemm = plan_gemm(l, as, l.inputs()[1].shape, ys, ep.fused, l.input_alignment(0), l.input_alignment(1));
+  Realign rb = bias ? realign(l, 2) : Realign{};  // the epilogue reads the bias with vector loads
+  l.launch(std::string(gemm_launch), [=](LaunchArgs const& a) { gemm.run(a, a.in[0], a.in[1], bias ? aligned(rb, a, 2) : nullptr, a.out[0]); });
   if (ep.after.needed()) {
     kn::ActCode after = act_code(ep.after.act);
     l.launch(std::string(bias_activation_launch), [=](LaunchArgs const& a) { kn::bias_activation(a.out[0], 1, 1, total, nullptr, after, a.stream); });
@@ -466,10 +494,10 @@ void lower(Resize const& op, Lowering& l) {
 
 // ---- elementwise --------------------------------------------------------------------------------
 
-void lower_binary(BinaryKind kind, Lowering& l) {
-  Shape const& ys = l.outputs()[0].shape;
-  Dims<3> d = coalesce(Dims<3>{dims_of(ys), {contiguous_strides(dims_of(ys)), broadcast_strides(l.inputs()[0].shape, ys),
-                                             broadcast_strides(l.inputs()[1].shape, ys)}});
+namespace {
+/// How the binary kernel reads a and b broadcast to ys.
+kn::BroadcastLayout broadcast_layout(Shape const& as, Shape const& bs, Shape const& ys) {
+  Dims<3> d = coalesce(Dims<3>{dims_of(ys), {contiguous_strides(dims_of(ys)), broadcast_strides(as, ys), broadcast_strides(bs, ys)}});
   kn::BroadcastLayout b;
   b.rank = static_cast<int>(d.shape.size());
   for (std::size_t i = 0; i < d.shape.size(); ++i) {
@@ -477,8 +505,66 @@ void lower_binary(BinaryKind kind, Lowering& l) {
     b.a_stride[i] = d.stride[1][i];
     b.b_stride[i] = d.stride[2][i];
   }
+  return b;
+}
+}  // namespace
+
+void lower_binary(BinaryKind kind, Lowering& l) {
+  kn::BroadcastLayout b = broadcast_layout(l.inputs()[0].shape, l.inputs()[1].shape, l.outputs()[0].shape);
   auto code = static_cast<kn::BinaryCode>(static_cast<int>(kind));
   l.launch("binary kernel", [=](LaunchArgs const& a) { kn::binary(code, b, a.in[0], a.in[1], a.out[0], a.stream); });
+}
+
+// ---- fused transformer ops ------------------------------------------------------------------
+
+void lower(AddLayerNorm const& op, Lowering& l) {
+  Shape const& ys = l.outputs()[0].shape;
+  if (ys.numel() == 0) return;
+  kn::BroadcastLayout b = broadcast_layout(l.inputs()[0].shape, l.inputs()[1].shape, ys);
+  std::int64_t len = l.inputs()[2].numel(), rows = ys.numel() / len;
+  float eps = op.epsilon;
+  bool keep = op.keep_sum;
+  std::size_t ws = keep ? 0 : l.workspace(static_cast<std::size_t>(ys.numel()) * sizeof(float));
+  l.launch("binary kernel", [=](LaunchArgs const& a) {
+    float* sum = keep ? a.out[1] : static_cast<float*>(a.workspace[ws]);
+    kn::binary(kn::BinaryCode::add, b, a.in[0], a.in[1], sum, a.stream);
+  });
+  l.launch("layer_norm kernel", [=](LaunchArgs const& a) {
+    float const* sum = keep ? a.out[1] : static_cast<float const*>(a.workspace[ws]);
+    kn::layer_norm(rows, len, eps, sum, a.in[2], a.in[3], a.out[0], a.stream);
+  });
+}
+
+void lower(FusedAttention const& op, Lowering& l) {
+  // The primitive kernels in sequence (no fused attention kernel yet): the scores by cuBLASLt
+  // into a workspace, scaled and masked in place, softmax into a second workspace, then the
+  // product with v. The scores do reach memory here, unlike in the roofline's FlashAttention.
+  Shape const& ys = l.outputs()[0].shape;
+  if (ys.numel() == 0) return;
+  Shape scores = op.scores_shape(l.inputs());
+  Shape const &qs = l.inputs()[0].shape, &vs = l.inputs()[2].shape;
+  std::int64_t tk = scores[scores.rank() - 1], n = scores.numel(), total = ys.numel();
+  if (tk == 0) {  // softmax over no keys, times no values: an empty sum
+    l.launch("fill", [=](LaunchArgs const& a) { kn::fill(a.out[0], total, 0.f, a.stream); });
+    return;
+  }
+  std::size_t s_ws = l.workspace(static_cast<std::size_t>(n) * sizeof(float)), p_ws = l.workspace(static_cast<std::size_t>(n) * sizeof(float));
+  auto at = [](LaunchArgs const& a, std::size_t w) { return static_cast<float*>(a.workspace[w]); };
+  if (qs[qs.rank() - 1] == 0) {  // D = 0: every score is 0
+    l.launch("fill", [=](LaunchArgs const& a) { kn::fill(at(a, s_ws), n, 0.f, a.stream); });
+  } else {
+    BatchedGemm qk = plan_gemm(l, qs, l.inputs()[1].shape, scores, GemmEpilogue::Fused::none, l.input_alignment(0), l.input_alignment(1));
+    l.launch(std::string(gemm_launch), [=](LaunchArgs const& a) { qk.run(a, a.in[0], a.in[1], nullptr, at(a, s_ws)); });
+  }
+  float scale = op.scale;
+  l.launch("unary kernel", [=](LaunchArgs const& a) { kn::unary(kn::UnaryCode::scale, scale, 0.f, at(a, s_ws), at(a, s_ws), n, a.stream); });
+  if (l.inputs().size() == 4) {
+    kn::BroadcastLayout b = broadcast_layout(scores, l.inputs()[3].shape, scores);
+    l.launch("binary kernel", [=](LaunchArgs const& a) { kn::binary(kn::BinaryCode::add, b, at(a, s_ws), a.in[3], at(a, s_ws), a.stream); });
+  }
+  l.launch("softmax kernel", [=](LaunchArgs const& a) { kn::softmax(n / tk, tk, 1, at(a, s_ws), at(a, p_ws), a.stream); });
+  BatchedGemm pv = plan_gemm(l, scores, vs, ys, GemmEpilogue::Fused::none, 16, l.input_alignment(2));
+  l.launch(std::string(gemm_launch), [=](LaunchArgs const& a) { pv.run(a, at(a, p_ws), a.in[2], nullptr, a.out[0]); });
 }
 
 void lower_unary(UnaryKind kind, float alpha, float beta, Lowering& l) {

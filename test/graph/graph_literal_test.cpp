@@ -97,5 +97,5 @@ TEST(GraphLiteral, BadTextIsRefusedWithThePositionAndWhatWasExpected) {
   expect_refused("split<1,1,2>(x)#2", {"split has 2 outputs, no #2"});
   // An op that rejects its inputs: the graph's error, prefixed with where the op is.
   expect_refused("relu(add(a, b:4x5))", {"position 5", "Add", "[2,3]", "[4,5]"});
-  expect_refused("matmul(a)", {"position 0", "MatMul", "takes 2 inputs, got 1"});
+  expect_refused("matmul(a)", {"position 0", "MatMul", "takes 2 to 3 inputs, got 1"});
 }

@@ -189,7 +189,7 @@ inline std::optional<Activation> activation_suffix(std::string_view name, std::s
   if (name == base) return Activation::none;
   if (!name.starts_with(base) || name.size() <= base.size() + 1 || name[base.size()] != '_') return std::nullopt;
   std::string_view act = name.substr(base.size() + 1);
-  for (Activation a : {Activation::relu, Activation::sigmoid, Activation::tanh})
+  for (Activation a : {Activation::relu, Activation::sigmoid, Activation::tanh, Activation::gelu})
     if (act == to_string(a)) return a;
   return std::nullopt;
 }

@@ -33,6 +33,8 @@
 //     CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, FP32 on CUDA cores, transforms fused in the
 //     kernel): 16 GEMMs, one per point of the transformed 4x4 tile, each with a row per 2x2
 //     output tile: 16/36 of the direct method's multiplies (Lavin and Gray, 2016).
+// - FusedAttention: a FlashAttention kernel, its products on the matrix units, the softmax on
+//   CUDA cores, one thread block per 64 query rows; the scores never reach DRAM.
 // - depthwise convolutions: CUDA-core FP32, one thread per output element. Every other
 //   convolution, thin groups and few input channels included, is a GEMM (above).
 // - everything else (elementwise, pooling, normalisation, softmax, concat, split, ...):
@@ -110,6 +112,25 @@ class RooflineCost {
       for (std::size_t i = 0; i + 2 < r; ++i) batch *= static_cast<double>(y[i]);
       Gemm best = fastest_gemm(d, batch, static_cast<double>(y[r - 2]), static_cast<double>(y[r - 1]), static_cast<double>(a[a.rank() - 1]), f16, bytes, true);
       return finish(d, best.flops, best.bytes, best.rate, best.fill, best.in_flight);
+    } else if (auto const* fa = op.get_if<FusedAttention>()) {
+      // A FlashAttention kernel (Dao et al. 2022, Alg. 1): one thread block per 64 query rows
+      // of a head; its two products on the matrix units, padded to tiles as a GEMM's; the
+      // scale, mask and softmax of each score on CUDA cores. It reads q, kT, v and the mask
+      // and writes the output (op.bytes()), never the score matrix.
+      Shape scores = fa->scores_shape(in);
+      Shape const& y = out[0].shape;
+      std::size_t r = y.rank();
+      double tq = static_cast<double>(y[r - 2]), tk = static_cast<double>(scores[scores.rank() - 1]), dv = static_cast<double>(y[r - 1]);
+      double dk = static_cast<double>(in[0].shape[in[0].shape.rank() - 1]);
+      double score_batch = static_cast<double>(scores.numel()) / std::max(tq * tk, 1.0), out_batch = static_cast<double>(y.numel()) / std::max(tq * dv, 1.0);
+      auto padded = [](double v) { return std::ceil(v / tile) * tile; };
+      double products = 2 * score_batch * padded(tq) * padded(tk) * dk + 2 * out_batch * padded(tq) * padded(dv) * tk;
+      double per_score = flops - 2 * op.macs(in, out);
+      double matrix = f16 ? d.matrix_f16_per_us() : d.matrix_f32_per_us();
+      double work = products + per_score;
+      double blocks = out_batch * std::ceil(tq / tile), slots = tiles_per_sm * d.sm_count;
+      return finish(d, work, bytes, work / (products / matrix + per_score / d.fp32_per_us()), blocks / slots,
+                    std::min(blocks, slots) * tile_in_flight(element));
     } else if (op.is<Reduce>()) {
       double outputs = static_cast<double>(out[0].numel());
       double per_output = static_cast<double>(in[0].numel()) / std::max(outputs, 1.0);

@@ -6,7 +6,10 @@
 // (Concat, Split, Transpose, Slice, Pad, Enlarge) — and our own loops where oneDNN has nothing
 // that computes what the reference kernels compute (Pow, Erf, Reciprocal, binaries that
 // broadcast both operands or the first of Sub/Div, Resize, ceil-mode average pooling that
-// counts the padding past the end). Identity and Reshape copy, unless the runtime gave the
+// counts the padding past the end). AddLayerNorm is oneDNN's binary add then its layer
+// normalisation. FusedAttention has no kernel here yet: it runs through its reference kernel
+// (the runtime's fallback, listed in CpuExecutable::fallbacks()) until the tiled kernel of
+// cpu/tuned/ specialises Kernel<FusedAttention>. Identity and Reshape copy, unless the runtime gave the
 // output the input's buffer. Every kernel matches its op's reference kernel (runtime/cpu/) to
 // float32 rounding.
 #include <span>
@@ -45,6 +48,7 @@ void prepare(Pad const& op, Preparation& p);
 void prepare(Enlarge const& op, Preparation& p);
 void prepare(Reduce const& op, Preparation& p);
 void prepare(Resize const& op, Preparation& p);
+void prepare(AddLayerNorm const& op, Preparation& p);
 
 /// Which ops compute on channels-last 4-D tensors without a reorder (Layout): a convolution
 /// (its data input: weights and bias are constants the primitive lays out once), pooling,
@@ -82,9 +86,10 @@ void prepare(Unary<K> const& op, Preparation& p) {
 }
 }  // namespace builtin
 
-/// Every built-in operator that runs (sources have no kernel: inputs and weights are bound).
+/// Every built-in operator that runs (sources have no kernel: inputs and weights are bound),
+/// but FusedAttention (see above).
 template <class Op>
-  requires(BuiltinOps::contains<Op> && !is_source_op<Op>)
+  requires(BuiltinOps::contains<Op> && !is_source_op<Op> && !std::is_same_v<Op, FusedAttention>)
 struct Kernel<Op> {
   static void prepare(Op const& op, Preparation& p) { builtin::prepare(op, p); }
   static bool takes_channels_last(Op const& op, std::span<TensorDesc const> in, std::size_t i) { return builtin::takes_channels_last(op, in, i); }

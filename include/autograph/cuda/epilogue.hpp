@@ -60,15 +60,16 @@ inline ConvEpilogue conv_epilogue(bool bias, Activation act, bool precomp_gemm_o
       if (precomp_gemm_ok) return {F::identity, false, {}};
       return {F::no, false, {true, Activation::none}};
     case Activation::sigmoid:
-    case Activation::tanh: return {F::no, false, {bias, act}};
+    case Activation::tanh:
+    case Activation::gelu: return {F::no, false, {bias, act}};
   }
   return {F::no, false, {bias, act}};
 }
 
 /// y = act(a b + bias), the bias one value per column of y (per output feature). cuBLASLt's
 /// epilogues fuse relu and a bias (CUBLASLT_EPILOGUE_RELU, _BIAS, _RELU_BIAS; dnn.cpp); they
-/// have no sigmoid or tanh. (Their GELU is the tanh approximation, not the exact erf GELU of
-/// UnaryKind::gelu, and MatMul has no GELU activation: nothing maps to it.)
+/// have no sigmoid or tanh. Their GELU (CUBLASLT_EPILOGUE_GELU_BIAS) is the tanh approximation,
+/// not the exact erf GELU of Activation::gelu: the bias is fused, the GELU runs after.
 struct GemmEpilogue {
   enum class Fused : std::uint8_t { none, relu, bias, relu_bias };
   Fused fused = Fused::none;
@@ -82,15 +83,15 @@ struct GemmEpilogue {
   }
 };
 
-/// @param bias whether the product has a bias (MatMul has none today: false; the cuBLASLt
-///   side takes one, dnn::Gemm::run's `bias`).
+/// @param bias whether the product has a bias (MatMul's optional third input, dnn::Gemm::run's `bias`).
 inline GemmEpilogue gemm_epilogue(bool bias, Activation act) {
   using F = GemmEpilogue::Fused;
   switch (act) {
     case Activation::none: return {bias ? F::bias : F::none, {}};
     case Activation::relu: return {bias ? F::relu_bias : F::relu, {}};
     case Activation::sigmoid:
-    case Activation::tanh: return {bias ? F::bias : F::none, {false, act}};
+    case Activation::tanh:
+    case Activation::gelu: return {bias ? F::bias : F::none, {false, act}};
   }
   return {bias ? F::bias : F::none, {false, act}};
 }

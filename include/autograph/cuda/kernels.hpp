@@ -23,7 +23,7 @@ enum class UnaryCode : int {
 /// The order is BinaryKind's (ops/elementwise.hpp).
 enum class BinaryCode : int { add, sub, mul, div, pow, max, min };
 /// The order is Activation's (ops/activation.hpp).
-enum class ActCode : int { none, relu, sigmoid, tanh };
+enum class ActCode : int { none, relu, sigmoid, tanh, gelu };
 
 /// y[i] = f(x[i]) for i < n. x == y is allowed (in place).
 void unary(UnaryCode f, float alpha, float beta, float const* x, float* y, std::int64_t n, cudaStream_t stream);

@@ -33,6 +33,13 @@ void lower(Pad const& op, Lowering& l);
 void lower(Enlarge const& op, Lowering& l);
 void lower(Reduce const& op, Lowering& l);
 void lower(Resize const& op, Lowering& l);
+/// The sum by the binary kernel (into output 1 when kept, else a workspace), then the
+/// layer_norm kernel: two passes, the sum read back once.
+void lower(AddLayerNorm const& op, Lowering& l);
+/// Its primitive kernels in sequence (cuBLASLt, scale, mask add, softmax, cuBLASLt), the scores
+/// in workspaces: no fused attention kernel yet, so no gain over the unfused graph but one
+/// node (rules::TransformerFusion is not in rules::Default for this reason).
+void lower(FusedAttention const& op, Lowering& l);
 
 template <BinaryKind K>
 void lower(Binary<K> const&, Lowering& l) {

@@ -97,6 +97,7 @@ class GraphBuilder {
       case Activation::relu: return relu(x, name);
       case Activation::sigmoid: return sigmoid(x, name);
       case Activation::tanh: return tanh(x, name);
+      case Activation::gelu: return gelu(x, name);
       case Activation::none: break;
     }
     return x;

@@ -1,6 +1,9 @@
 #pragma once
 // Batched matrix multiply a[..., M, K] x b[..., K, N] with NumPy broadcasting of the batch
-// dimensions and an optional fused activation.
+// dimensions, an optional bias[N] (one per output column: a linear layer's) and an optional
+// fused activation: y = act(a b + bias). The bias and activation are the epilogue every GEMM
+// library fuses (oneDNN's bias argument and eltwise post-op, cuBLASLt's epilogues), and what
+// AutoGTCO fuses into a transformer's dense layers (matmul + bias + GELU).
 #include <tuple>
 
 #include "autograph/ops/activation.hpp"
@@ -10,7 +13,7 @@ namespace autograph {
 
 struct MatMul {
   static constexpr std::string_view name = "MatMul";
-  static constexpr Arity arity{2, 2};
+  static constexpr Arity arity{2, 3};
   Activation act = Activation::none;
 
   auto params() const { return std::tuple{act}; }
@@ -35,11 +38,16 @@ struct MatMul {
     std::vector<std::int64_t> out(batch.begin(), batch.end());
     out.push_back(a[a.rank() - 2]);
     out.push_back(b[b.rank() - 1]);
+    if (in.size() == 3 && in[2].shape != Shape{b[b.rank() - 1]})
+      throw ShapeError("MatMul a=" + a.to_string() + " b=" + b.to_string() + ": input 2 (bias) must be " + Shape{b[b.rank() - 1]}.to_string() +
+                       ", one per output column, got " + in[2].shape.to_string());
     return {TensorDesc{Shape(out), in[0].dtype}};
   }
   double macs(std::span<TensorDesc const> in, std::span<TensorDesc const> out) const {
     return static_cast<double>(out[0].numel()) * static_cast<double>(in[0].shape[in[0].shape.rank() - 1]);
   }
+  /// Two per multiply-accumulate; the bias and activation are not counted (as Conv2D's: an
+  /// epilogue of O(M N) next to the product's O(M N K)).
   double flops(std::span<TensorDesc const> in, std::span<TensorDesc const> out) const { return 2 * macs(in, out); }
   std::string attributes() const { return act != Activation::none ? std::string(to_string(act)) : std::string{}; }
 };

@@ -191,15 +191,25 @@ class Exporter {
     float one[] = {v};
     return floats_constant(base, Shape{}, one, dtype);
   }
-  /// The ONNX activation node after a fused Conv/MatMul.
-  static char const* activation_op(Activation a) {
+  /// y = GELU(x) = 0.5 x (1 + erf(x / sqrt 2)) in ONNX's primitive ops (opset 17 has no Gelu;
+  /// opset 20 added it).
+  void gelu(std::string const& x, std::string const& y, std::string const& base, DType dt) {
+    std::string scaled = fresh(base + "/scaled"), e = fresh(base + "/erf"), one_plus = fresh(base + "/one_plus"), xe = fresh(base + "/x_times");
+    add_node("Mul", {x, scalar(base + "/inv_sqrt2", static_cast<float>(1.0 / std::numbers::sqrt2), dt)}, {scaled}, base + "/scale");
+    add_node("Erf", {scaled}, {e}, base + "/erf");
+    add_node("Add", {e, scalar(base + "/one", 1.f, dt)}, {one_plus}, base + "/add_one");
+    add_node("Mul", {x, one_plus}, {xe}, base + "/mul_x");
+    add_node("Mul", {xe, scalar(base + "/half", 0.5f, dt)}, {y}, base);
+  }
+  /// y = act(x), the activation of a fused Conv/MatMul, as its ONNX node(s).
+  void activation(Activation a, std::string const& x, std::string const& y, std::string const& base, DType dt) {
     switch (a) {
-      case Activation::relu: return "Relu";
-      case Activation::sigmoid: return "Sigmoid";
-      case Activation::tanh: return "Tanh";
-      case Activation::none: break;
+      case Activation::relu: add_node("Relu", {x}, {y}, base); return;
+      case Activation::sigmoid: add_node("Sigmoid", {x}, {y}, base); return;
+      case Activation::tanh: add_node("Tanh", {x}, {y}, base); return;
+      case Activation::gelu: gelu(x, y, base, dt); return;
+      case Activation::none: add_node("Identity", {x}, {y}, base); return;
     }
-    return nullptr;
   }
 
   // ---- one graph node -----------------------------------------------------------------------
@@ -224,11 +234,10 @@ class Exporter {
 
     // A fused activation: the main node writes an intermediate that the activation reads.
     auto with_activation = [&](char const* onnx_op, Activation act) {
-      char const* a = activation_op(act);
-      if (!a) return add_node(onnx_op, in, out, base);
+      if (act == Activation::none) return add_node(onnx_op, in, out, base);
       std::string mid = fresh(base + "/pre_activation");
       auto* main = add_node(onnx_op, in, {mid}, base);
-      add_node(a, {mid}, {y}, base + "/activation");
+      activation(act, mid, y, base + "/activation", dt);
       return main;
     };
 
@@ -264,7 +273,36 @@ class Exporter {
         if (!max) attr(k, "count_include_pad", std::int64_t{p->count_include_pad});
       }
     } else if (auto const* mm = op.get_if<MatMul>()) {
-      with_activation("MatMul", mm->act);
+      // act(a b + bias): ONNX's MatMul, then an Add of the bias (broadcast along the rows),
+      // then the activation.
+      bool bias = in.size() == 3, act = mm->act != Activation::none;
+      std::string prod = bias || act ? fresh(base + "/product") : y;
+      add_node("MatMul", {in[0], in[1]}, {prod}, base);
+      if (bias) {
+        std::string biased = act ? fresh(base + "/biased") : y;
+        add_node("Add", {prod, in[2]}, {biased}, base + "/bias");
+        prod = biased;
+      }
+      if (act) activation(mm->act, prod, y, base + "/activation", dt);
+    } else if (auto const* fa = op.get_if<FusedAttention>()) {
+      // softmax(scale (q kT) [+ mask]) v in its primitive ops, so that onnxruntime runs it.
+      std::string scores = fresh(base + "/scores"), scaled = fresh(base + "/scaled"), probs = fresh(base + "/probs");
+      add_node("MatMul", {in[0], in[1]}, {scores}, base + "/scores");
+      add_node("Mul", {scores, scalar(base + "/scale", fa->scale, dt)}, {scaled}, base + "/scale");
+      if (in.size() == 4) {
+        std::string masked = fresh(base + "/masked");
+        add_node("Add", {scaled, in[3]}, {masked}, base + "/mask");
+        scaled = masked;
+      }
+      attr(add_node("Softmax", {scaled}, {probs}, base + "/softmax"), "axis", std::int64_t{-1});
+      add_node("MatMul", {probs, in[2]}, out, base);
+    } else if (auto const* aln = op.get_if<AddLayerNorm>()) {
+      // The sum (output 1 when kept), then LayerNormalization of it.
+      std::string sum = aln->keep_sum ? out[1] : fresh(base + "/sum");
+      add_node("Add", {in[0], in[1]}, {sum}, base + "/add");
+      auto* k = add_node("LayerNormalization", {sum, in[2], in[3]}, {y}, base);
+      attr(k, "axis", aln->axis);
+      attr(k, "epsilon", aln->epsilon);
     } else if (op.is<Add>() || op.is<Sub>() || op.is<Mul>() || op.is<Div>() || op.is<Pow>() || op.is<Max>() || op.is<Min>()) {
       add_node(std::string(op.name()), in, out, base);
     } else if (op.is<Relu>() || op.is<Sigmoid>() || op.is<Tanh>() || op.is<Exp>() || op.is<Log>() || op.is<Sqrt>() || op.is<Erf>() ||
@@ -279,14 +317,7 @@ class Exporter {
     } else if (auto const* cl = op.get_if<Clip>()) {
       add_node("Clip", {in[0], scalar(base + "/min", cl->alpha, dt), scalar(base + "/max", cl->beta, dt)}, out, base);
     } else if (op.is<Gelu>()) {
-      // 0.5 x (1 + erf(x / sqrt 2))
-      std::string x = in[0];
-      std::string scaled = fresh(base + "/scaled"), e = fresh(base + "/erf"), one_plus = fresh(base + "/one_plus"), xe = fresh(base + "/x_times");
-      add_node("Mul", {x, scalar(base + "/inv_sqrt2", static_cast<float>(1.0 / std::numbers::sqrt2), dt)}, {scaled}, base + "/scale");
-      add_node("Erf", {scaled}, {e}, base + "/erf");
-      add_node("Add", {e, scalar(base + "/one", 1.f, dt)}, {one_plus}, base + "/add_one");
-      add_node("Mul", {x, one_plus}, {xe}, base + "/mul_x");
-      add_node("Mul", {xe, scalar(base + "/half", 0.5f, dt)}, out, base);
+      gelu(in[0], y, base, dt);
     } else if (auto const* s = op.get_if<Scale>()) {
       bool mul = s->scale != 1.f, add = s->shift != 0.f;
       if (!mul && !add) {

@@ -55,6 +55,7 @@ float activate(ActCode a, float x) {
     case ActCode::relu: return x > 0.f ? x : 0.f;
     case ActCode::sigmoid: return 1.f / (1.f + std::exp(-x));
     case ActCode::tanh: return std::tanh(x);
+    case ActCode::gelu: return 0.5f * x * (1.f + std::erf(x * 0.70710678118654752f));
   }
   return x;
 }

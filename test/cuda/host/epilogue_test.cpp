@@ -39,6 +39,13 @@ TEST(Epilogue, MatMulReluIsOneCublasLtCallWithTheEpilogue) {
   EXPECT_EQ(gemm_epilogue(false, none), (GemmEpilogue{GF::none, {}}));
 }
 
+TEST(Epilogue, MatMulBiasGeluFusesTheBiasAndRunsTheExactGeluAfter) {
+  // cuBLASLt's GELU epilogue is the tanh approximation; Activation::gelu is the erf one.
+  EXPECT_EQ(gemm_epilogue(true, Activation::gelu), (GemmEpilogue{GF::bias, {false, Activation::gelu}}));
+  EXPECT_EQ(gemm_epilogue(true, Activation::gelu).launches(), (Launches{"cublasLtMatmul", "bias_activation kernel"}));
+  EXPECT_EQ(conv_epilogue(true, Activation::gelu, true), (ConvEpilogue{CF::no, false, {true, Activation::gelu}}));
+}
+
 // start => launches, one line a case.
 TEST(Epilogue, ConvolutionCases) {
   auto expect = [](ConvEpilogue e, ConvEpilogue want, Launches launches) {

@@ -199,6 +199,14 @@ TEST(HostLaunches, PoolingAndNormalisation) {
     Shape norm(shape.dims().subspan(shape.normalize_axis(axis)));
     check(n.done({n.op(LayerNorm{axis, 1e-5f}, {n.input(shape), n.weight(norm), n.weight(norm)})}), "LayerNorm " + shape.to_string());
   }
+  for (bool keep : {false, true})  // a residual + position embedding; the sum kept or not
+    for (Shape b : {Shape{2, 7, 64}, Shape{1, 7, 64}}) {
+      Net n;
+      Value y = n.op(AddLayerNorm{-1, 1e-6f, keep}, {n.input({2, 7, 64}), n.input(b), n.weight({64}), n.weight({64})});
+      std::vector<Value> outs{y};
+      if (keep) outs.push_back(Value{y.node, 1});
+      check(n.done(outs), "AddLayerNorm + " + b.to_string() + (keep ? " keeping the sum" : ""));
+    }
   for (auto [shape, axis] : {std::pair{Shape{4, 10}, std::int64_t{-1}}, std::pair{Shape{2, 5, 7}, std::int64_t{1}},
                              std::pair{Shape{3, 4, 5}, std::int64_t{0}}}) {
     Net n;

@@ -1,6 +1,7 @@
 #pragma once
 // Activation fusion: act(op(x, w, ...)) => op(x, w, ...; act) for ops with an `act` field
-// (Conv2D, MatMul) — one kernel instead of two (cuDNN/cuBLAS epilogues).
+// (Conv2D, MatMul) — one kernel instead of two (cuDNN/cuBLAS epilogues). The producer's
+// extra inputs (a bias) stay: act(a w + bias) is what the fused op computes.
 #include "autograph/rules/library/common.hpp"
 
 namespace autograph::rules {
@@ -13,6 +14,8 @@ template <>
 inline constexpr Activation activation_of<Sigmoid> = Activation::sigmoid;
 template <>
 inline constexpr Activation activation_of<Tanh> = Activation::tanh;
+template <>
+inline constexpr Activation activation_of<Gelu> = Activation::gelu;
 
 inline namespace library {
 using namespace dsl;
@@ -39,6 +42,7 @@ using FuseConvTanh = FuseActivation<"fuse-conv-tanh", Conv2D, Tanh>;
 using FuseMatMulRelu = FuseActivation<"fuse-matmul-relu", MatMul, Relu>;
 using FuseMatMulSigmoid = FuseActivation<"fuse-matmul-sigmoid", MatMul, Sigmoid>;
 using FuseMatMulTanh = FuseActivation<"fuse-matmul-tanh", MatMul, Tanh>;
+using FuseMatMulGelu = FuseActivation<"fuse-matmul-gelu", MatMul, Gelu>;  // rules::TransformerFusion
 
 }  // namespace library
 

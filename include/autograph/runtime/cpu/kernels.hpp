@@ -1,5 +1,6 @@
 #pragma once
 // Reference CPU kernels for every built-in op (one file per op family). Link with -lopenblas.
+#include "autograph/runtime/cpu/attention.hpp"
 #include "autograph/runtime/cpu/conv2d.hpp"
 #include "autograph/runtime/cpu/conv_transpose.hpp"
 #include "autograph/runtime/cpu/elementwise.hpp"

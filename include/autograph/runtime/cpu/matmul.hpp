@@ -1,6 +1,6 @@
 #pragma once
 // MatMul: one GEMM per output batch matrix, the batch dimensions of a and b broadcast
-// (NumPy). When b is a plain matrix, a's batch is folded into its rows: one GEMM
+// (NumPy), then the bias (per column) and the activation. When b is a plain matrix, a's batch is folded into its rows: one GEMM
 // [batch*M, K] x [K, N], the common case of a linear layer over a sequence.
 #include "autograph/core/tensor.hpp"
 #include "autograph/ops/matmul.hpp"
@@ -32,6 +32,11 @@ struct Kernel<MatMul> {
                              {cpu::scaled(strides_of(batch), M * N), cpu::scaled(cpu::broadcast_strides(a_batch, batch), M * K),
                               cpu::scaled(cpu::broadcast_strides(b_batch, batch), K * N)},
                              [&](auto const& o) { cpu::gemm(M, N, K, a + o[1], K, b + o[2], N, c + o[0], N); });
+    }
+    if (in.size() == 3) {  // bias_activation adds one bias per row: here one per column
+      float const* bias = in[2].ptr();
+      for (std::int64_t r0 = 0; r0 < ys.numel() / N; ++r0)
+        for (std::int64_t j = 0; j < N; ++j) c[r0 * N + j] += bias[j];
     }
     cpu::bias_activation(c, ys.numel() / N, N, nullptr, op.act);
     return {std::move(y)};

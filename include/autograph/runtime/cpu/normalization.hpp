@@ -1,10 +1,13 @@
 #pragma once
-// BatchNorm (inference, per channel of axis 1) and LayerNorm (over the trailing axes).
+// BatchNorm (inference, per channel of axis 1), LayerNorm (over the trailing axes) and
+// AddLayerNorm (LayerNorm of a broadcast sum).
 #include <algorithm>
 #include <cmath>
 
 #include "autograph/core/tensor.hpp"
+#include "autograph/ops/add_layer_norm.hpp"
 #include "autograph/ops/batch_norm.hpp"
+#include "autograph/runtime/cpu/strided.hpp"
 #include "autograph/ops/layer_norm.hpp"
 #include "autograph/runtime/reference_kernel.hpp"
 
@@ -54,6 +57,23 @@ struct Kernel<LayerNorm> {
         yp[r * len + i] = static_cast<float>((row[i] - mean) * inv_std) * gamma[i] + beta[i];
     }
     return {std::move(y)};
+  }
+};
+
+/// The sum (NumPy broadcasting), then Kernel<LayerNorm> of it; the sum is output 1 when kept.
+template <>
+struct Kernel<AddLayerNorm> {
+  std::vector<Tensor> operator()(AddLayerNorm const& op, std::span<Tensor const> in, std::span<TensorDesc const> out) const {
+    Shape const& ys = out[0].shape;
+    Tensor sum(ys);
+    float const *a = in[0].ptr(), *b = in[1].ptr();
+    float* s = sum.mutable_ptr();
+    cpu::for_each_index<3>(ys, {strides_of(ys), cpu::broadcast_strides(in[0].shape(), ys), cpu::broadcast_strides(in[1].shape(), ys)},
+                           [&](auto const& o) { s[o[0]] = a[o[1]] + b[o[2]]; });
+    Tensor ln_in[] = {sum, in[2], in[3]};
+    std::vector<Tensor> y = Kernel<LayerNorm>{}(op.norm(), ln_in, out.first(1));
+    if (op.keep_sum) y.push_back(std::move(sum));
+    return y;
   }
 };
 
