@@ -1,7 +1,7 @@
 // The fused transformer ops on the CPU runtime: MatMul's bias and GELU (oneDNN matmul with its
 // bias argument and a gelu_erf post-op), AddLayerNorm (oneDNN binary add, then its layer
-// normalisation), against the reference kernels; FusedAttention runs through its reference
-// kernel until cpu/tuned/'s attention kernel specialises Kernel<FusedAttention>.
+// normalisation), against the reference kernels. FusedAttention (the tiled kernel of cpu/tuned/)
+// has its own file, fused_attention_kernel_test.cpp.
 #include <autograph/cpu/lower.hpp>
 #include <autograph/graph/builder.hpp>
 
@@ -12,7 +12,7 @@ namespace {
 
 using namespace testing;
 
-static_assert(HasCpuKernel<AddLayerNorm> && HasCpuKernel<MatMul> && !HasCpuKernel<FusedAttention>);
+static_assert(HasCpuKernel<AddLayerNorm> && HasCpuKernel<MatMul> && HasCpuKernel<FusedAttention>);
 
 TEST(CpuMatMulBias, BiasAndActivationsInTheMatMul) {
   for (Activation act : {Activation::none, Activation::relu, Activation::gelu})
@@ -36,14 +36,6 @@ TEST(CpuAddLayerNorm, KeptOrNotAndEveryBroadcast) {
     expect_matches(op, with({rnd({2, 1, 16}, 29), rnd({1, 5, 16}, 30)}, norm(16, 31)));              // both do: our own loop
     expect_matches(AddLayerNorm{1, 1e-5f, keep}, with({rnd({3, 4, 5}, 32), rnd({3, 4, 5}, 33)}, {rnd({4, 5}, 34), rnd({4, 5}, 35)}));
   }
-}
-
-TEST(CpuFusedAttention, RunsThroughItsReferenceKernel) {
-  GraphBuilder b;
-  Value q = b.input("q", {1, 2, 5, 8}), kt = b.input("kT", {1, 2, 8, 5}), v = b.input("v", {1, 2, 5, 8});
-  auto g = std::move(b).build({b.add(FusedAttention{0.35f}, {q, kt, v}, "attention")});
-  auto lowered = lower(g);
-  EXPECT_EQ(lowered->fallbacks(), std::vector<std::string>{"FusedAttention 'attention'"});
 }
 
 }  // namespace

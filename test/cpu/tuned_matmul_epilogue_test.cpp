@@ -72,6 +72,10 @@ TEST(TunedMatmulEpilogue, SingleRowWithTanhMatchesReference) {
   EXPECT_GE(expect_space_matches({.m = 1, .n = 130, .k = 65, .has_bias = false, .act = Activation::tanh}, 7), 60u);
 }
 
+TEST(TunedMatmulEpilogue, GeluIsTheExactErfFormOnEveryEngine) {
+  EXPECT_GE(expect_space_matches({.m = 9, .n = 40, .k = 17, .has_bias = true, .act = Activation::gelu}, 11), 30u);
+}
+
 TEST(TunedMatmulEpilogue, VitMlpShapeWithSigmoidMatchesReferenceOnASample) {
   // ViT's first MLP layer at batch 1 (197 tokens, 768 -> 3072) split four ways along n to stay quick.
   EXPECT_GE(expect_space_matches({.m = 197, .n = 768, .k = 768, .has_bias = true, .act = Activation::sigmoid}, 97), 10u);

@@ -7,9 +7,9 @@
 // that computes what the reference kernels compute (Pow, Erf, Reciprocal, binaries that
 // broadcast both operands or the first of Sub/Div, Resize, ceil-mode average pooling that
 // counts the padding past the end). AddLayerNorm is oneDNN's binary add then its layer
-// normalisation. FusedAttention has no kernel here yet: it runs through its reference kernel
-// (the runtime's fallback, listed in CpuExecutable::fallbacks()) until the tiled kernel of
-// cpu/tuned/ specialises Kernel<FusedAttention>. Identity and Reshape copy, unless the runtime gave the
+// normalisation. FusedAttention is our tiled kernel (cpu/tuned/attention.hpp) in the
+// configuration tuned for the shape on this CPU, when a tuning log is in use
+// (cpu/tuned/tuning_source.hpp), else in its default. Identity and Reshape copy, unless the runtime gave the
 // output the input's buffer. Every kernel matches its op's reference kernel (runtime/cpu/) to
 // float32 rounding.
 #include <span>
@@ -48,6 +48,7 @@ void prepare(Pad const& op, Preparation& p);
 void prepare(Enlarge const& op, Preparation& p);
 void prepare(Reduce const& op, Preparation& p);
 void prepare(Resize const& op, Preparation& p);
+void prepare(FusedAttention const& op, Preparation& p);
 void prepare(AddLayerNorm const& op, Preparation& p);
 
 /// Which ops compute on channels-last 4-D tensors without a reorder (Layout): a convolution
@@ -86,10 +87,9 @@ void prepare(Unary<K> const& op, Preparation& p) {
 }
 }  // namespace builtin
 
-/// Every built-in operator that runs (sources have no kernel: inputs and weights are bound),
-/// but FusedAttention (see above).
+/// Every built-in operator that runs (sources have no kernel: inputs and weights are bound).
 template <class Op>
-  requires(BuiltinOps::contains<Op> && !is_source_op<Op> && !std::is_same_v<Op, FusedAttention>)
+  requires(BuiltinOps::contains<Op> && !is_source_op<Op>)
 struct Kernel<Op> {
   static void prepare(Op const& op, Preparation& p) { builtin::prepare(op, p); }
   static bool takes_channels_last(Op const& op, std::span<TensorDesc const> in, std::size_t i) { return builtin::takes_channels_last(op, in, i); }

@@ -223,11 +223,17 @@ MatmulEpiloguePlan::MatmulEpiloguePlan(MatmulEpilogueProblem const& p, MatmulEpi
   dnnl::primitive_attr attr = builtin::detail::user_scratchpad();
   if (p.act != Activation::none) {
     dnnl::post_ops ops;
-    ops.append_eltwise(1.f,
-                       p.act == Activation::relu      ? dnnl::algorithm::eltwise_relu
-                       : p.act == Activation::sigmoid ? dnnl::algorithm::eltwise_logistic
-                                                      : dnnl::algorithm::eltwise_tanh,
-                       0.f, 0.f);
+    auto algorithm = [&] {
+      switch (p.act) {
+        case Activation::relu: return dnnl::algorithm::eltwise_relu;
+        case Activation::sigmoid: return dnnl::algorithm::eltwise_logistic;
+        case Activation::tanh: return dnnl::algorithm::eltwise_tanh;
+        case Activation::gelu: return dnnl::algorithm::eltwise_gelu_erf;  // Gelu is the exact (erf) form
+        case Activation::none: break;
+      }
+      throw Error(p.to_string() + ": no oneDNN post-op for this activation");
+    };
+    ops.append_eltwise(1.f, algorithm(), 0.f, 0.f);
     attr.set_post_ops(ops);
   }
   try {
