@@ -1,12 +1,11 @@
 #pragma once
 // What the CUDA and the CPU profilers share (cuda/profiler.hpp, cpu/profiler.hpp): the graph
 // whose timing gives one kernel's marginal cost, and the date a profile records.
-#include <chrono>
-#include <ctime>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "autograph/core/utc_now.hpp"
 #include "autograph/graph/graph.hpp"
 
 namespace autograph {
@@ -28,14 +27,5 @@ Graph<Set> copies_graph(AnyOp const& op, std::span<TensorDesc const> in, int cop
   return h;
 }
 
-/// Now, as "2025-11-22T03:00:00Z".
-inline std::string utc_now() {
-  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 }  // namespace autograph

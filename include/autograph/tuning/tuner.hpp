@@ -211,7 +211,7 @@ std::vector<TuneResult<K>> tune(std::vector<TuningTask<K>> const& tasks, std::si
       throw Error("tuning " + s.describe() + ": measuring " + text + " gave " + std::to_string(latency) + " s (must be positive and finite)");
     if (options.log)
       options.log->append({options.device, kernel, s.signature, choice ? knob_values(s.knobs, *choice) : std::vector<std::pair<std::string, std::int64_t>>{},
-                           text, latency, utc_now_iso8601()});
+                           text, latency, utc_now()});
     s.add(std::move(config), std::move(choice), latency);
     ++s.trials;
     ++spent;

@@ -9,10 +9,8 @@
 // to_string(), for people. Lines are appended and flushed one measurement at a time: a run that
 // is interrupted keeps what it measured, and a second run reads it and measures nothing it knows.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -23,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograph/core/error.hpp"
+#include "autograph/core/utc_now.hpp"
 #include "autograph/tuning/space.hpp"
 
 namespace autograph::tuning {
@@ -36,15 +35,6 @@ struct LogRecord {
   friend bool operator==(LogRecord const&, LogRecord const&) = default;
 };
 
-/// The current time as "2026-11-27T10:50:03Z".
-inline std::string utc_now_iso8601() {
-  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 /// The knob values of a choice, by name.  @pre the choice indexes into knobs
 inline std::vector<std::pair<std::string, std::int64_t>> knob_values(std::vector<Knob> const& knobs, Choice const& c) {

@@ -12,6 +12,7 @@
 
 #include "autograph/core/error.hpp"
 #include "simd.hpp"
+#include "space_helpers.hpp"
 
 namespace autograph::cpu::tuned {
 
@@ -20,9 +21,6 @@ namespace {
 constexpr float log2e = 1.4426950408889634f;
 constexpr std::int64_t score_buffer_limit = 256 * 1024;  // bytes: every x86-64 core since 2008 has an L2 this size or larger
 
-std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
-std::int64_t ceil_div(std::int64_t x, std::int64_t m) { return (x + m - 1) / m; }
-int available_cores() { return std::max(1, omp_get_num_procs()); }
 
 /// Per-thread scratch, in floats, each part rounded to 16 floats (a cache line).
 struct Scratch {
@@ -104,27 +102,8 @@ inline void add_mask(Args const& a, std::int64_t b, std::int64_t q0, std::int64_
 // every x86-64), each in its own target region and namespace (simd.hpp says why).
 using simd::vf;
 using simd::vi;
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx2,fma")
-namespace avx512 {
-#include "simd_ops.inc"
-#include "tiles.inc"
-#include "attention_item.inc"
-}  // namespace avx512
-#pragma GCC pop_options
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-namespace avx2 {
-#include "simd_ops.inc"
-#include "tiles.inc"
-#include "attention_item.inc"
-}  // namespace avx2
-#pragma GCC pop_options
-namespace sse2 {
-#include "simd_ops.inc"
-#include "tiles.inc"
-#include "attention_item.inc"
-}  // namespace sse2
+#define AUTOGRAPH_TUNED_KERNEL "attention_item.inc"
+#include "isa_variants.inc"
 
 std::string problem_error(AttentionProblem const& p, std::string const& why) { return p.to_string() + ": " + why; }
 
@@ -183,15 +162,6 @@ void check(AttentionProblem const& p) {
 
 // ---- the space ------------------------------------------------------------------------------
 
-namespace {
-std::vector<std::int64_t> thread_counts() {
-  std::vector<std::int64_t> t;
-  int const cores = available_cores();
-  for (std::int64_t n = 1; n < cores; n *= 2) t.push_back(n);
-  t.push_back(cores);
-  return t;
-}
-}  // namespace
 
 std::vector<tuning::Knob> Attention::knobs(Problem const&) {
   std::vector<std::int64_t> widths;

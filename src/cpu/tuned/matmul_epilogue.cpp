@@ -12,45 +12,18 @@
 #include "../primitive.hpp"
 #include "autograph/core/error.hpp"
 #include "simd.hpp"
+#include "space_helpers.hpp"
 
 namespace autograph::cpu::tuned {
 
 namespace {
 
-std::int64_t ceil_div(std::int64_t x, std::int64_t m) { return (x + m - 1) / m; }
-int available_cores() { return std::max(1, omp_get_num_procs()); }
 
 using simd::vf;
 using simd::vi;
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx2,fma")
-namespace avx512 {
-#include "simd_ops.inc"
-#include "tiles.inc"
-#include "matmul_block.inc"
-}  // namespace avx512
-#pragma GCC pop_options
-#pragma GCC push_options
-#pragma GCC target("avx2,fma")
-namespace avx2 {
-#include "simd_ops.inc"
-#include "tiles.inc"
-#include "matmul_block.inc"
-}  // namespace avx2
-#pragma GCC pop_options
-namespace sse2 {
-#include "simd_ops.inc"
-#include "tiles.inc"
-#include "matmul_block.inc"
-}  // namespace sse2
+#define AUTOGRAPH_TUNED_KERNEL "matmul_block.inc"
+#include "isa_variants.inc"
 
-std::vector<std::int64_t> thread_counts() {
-  std::vector<std::int64_t> t;
-  int const cores = available_cores();
-  for (std::int64_t n = 1; n < cores; n *= 2) t.push_back(n);
-  t.push_back(cores);
-  return t;
-}
 
 std::string problem_error(MatmulEpilogueProblem const& p, std::string const& why) { return p.to_string() + ": " + why; }
 
