@@ -1,4 +1,5 @@
-// autograph verify-rules [--taso FILE]: checks every rule numerically (rules/verify.hpp): random
+// autograph verify-rules [--taso FILE]: checks every built-in rule (rules::Default and
+// rules::TransformerFusion) numerically (rules/verify.hpp): random
 // graphs containing a match, rewritten, run on the reference executor before and after.
 #include <autograph/rules/default_verification.hpp>
 #include <autograph/rules/taso_loader.hpp>
@@ -37,7 +38,13 @@ autograph::cli::Register verify_rules_cmd{{"verify-rules", "Check every substitu
   return [o] {
     using namespace autograph;
     rules::VerifyOptions vo{.trials = o->trials, .seed = o->seed};
-    if (o->taso.empty()) return report(rules::verify_rules<BuiltinOps>(rules::Default{}, vo));
+    if (o->taso.empty()) {
+      // The default library, then the transformer fusions (rules::TransformerFusion, not in Default).
+      auto results = rules::verify_rules<BuiltinOps>(rules::Default{}, vo);
+      auto fusions = rules::verify_rules<BuiltinOps>(rules::TransformerFusion{}, vo);
+      results.insert(results.end(), fusions.begin(), fusions.end());
+      return report(results);
+    }
     auto taso = rules::load_taso_rules(o->taso, {.any_kernel_size = !o->strict_kernels, .aligned_groups = !o->taso_semantics});
     std::cout << "loaded " << taso.size() << " rules from " << o->taso << "\n";
     auto results = rules::verify_rules<BuiltinOps>(std::span<rules::TasoRule<> const>(taso), vo);
