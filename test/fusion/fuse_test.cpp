@@ -82,6 +82,32 @@ TEST(FuseByDp, LeavesASlowerFusionUnfusedWhereGreedyFusesIt) {
   EXPECT_EQ(all.applications, greedy.applications);
 }
 
+TEST(FuseByDp, AChainIsWeighedAsAWhole) {
+  // The bias alone is slower fused, the bias then the GELU faster: with chains DPOF fuses the
+  // 12 MLP matmul+bias+GELU chains, without them it refuses their first step and never sees
+  // the second.
+  Graph<> g = models::vit_b_16({.resolution = 32});
+  auto cost = [](Graph<> const&, FusionGroup const& grp) {
+    if (grp.rule == "fuse-matmul-bias") return GroupCost{11, 10};
+    if (grp.rule == "fuse-matmul-bias+fuse-matmul-gelu") return GroupCost{7, 10};
+    return GroupCost{10, 10};
+  };
+  auto groups = fusion_groups(g, Engine{}, true);
+  std::size_t chains = 0;
+  for (auto const& grp : groups) chains += grp.rule == "fuse-matmul-bias+fuse-matmul-gelu";
+  EXPECT_EQ(chains, 12u);
+  auto with = fuse_by_dp(g, Engine{}, cost);
+  auto without = fuse_by_dp(g, Engine{}, cost, {.chains = false});
+  EXPECT_EQ(with.total_applications(), 24u);
+  EXPECT_EQ(with.rounds.front().delta, -36);
+  EXPECT_EQ(without.total_applications(), 0u);
+  fill_random_weights(g, 2);
+  auto fused = fuse_by_dp(g, Engine{}, cost);
+  validate(fused.graph);
+  auto c = compare_graphs(g, fused.graph, 1e-3, 6);
+  EXPECT_TRUE(c.passed) << c.why;
+}
+
 /// Costs from a hash of the group's nodes: any mix of faster and slower fusions.
 auto random_cost(std::uint64_t seed) {
   return [=](Graph<> const&, FusionGroup const& grp) {

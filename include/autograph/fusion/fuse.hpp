@@ -2,9 +2,11 @@
 // fuse_by_dp(): AutoGTCO's DPOF end to end. Each round finds the candidate groups of the
 // current graph (fusion_groups()), costs each fused and unfused (a GroupCostFn), lets the DP
 // choose the disjoint subset that lowers the total most (dpof()), and applies those rewrites
-// (apply_groups()). Rounds repeat because one fusion can enable another that did not match
-// before: gelu(matmul(x, w) + b) is first matmul+bias, then that fused MatMul+GELU. They stop
-// when the DP chooses nothing (every remaining group is slower fused, or none is left).
+// (apply_groups()). A fusion can enable another that did not match before: gelu(matmul(x, w)
+// + b) is first matmul+bias, then that fused MatMul+GELU. Such chains are candidates of their
+// own (FuseOptions::chains), so that a first step slower alone is not refused when the chain
+// is faster; and rounds repeat, for what no chain of two reaches. They stop when the DP
+// chooses nothing (every remaining group is slower fused, or none is left).
 //
 // Compare rules::apply_greedily() with the same engine: it fuses every group it can, whatever
 // the fused kernel costs.
@@ -22,6 +24,7 @@ namespace autograph::fusion {
 
 struct FuseOptions {
   std::size_t max_rounds = 8;  // each round applies at least one group
+  bool chains = true;          // also a group followed by the match only it enables, as one candidate (fusion_groups())
 };
 
 struct FuseRound {
@@ -48,28 +51,9 @@ struct FuseResult {
 };
 
 /// Applies `groups` (disjoint groups of `g`) one after another through their rules' rewriters.
-/// A rewrite leaves the ids of the nodes it does not remove, so each later group is found again
-/// in the rewritten graph as the match of its rule over the same nodes (its readers or
-/// producers may have been re-wired to an earlier target).
-/// @throws Error naming the rule and a node when a group no longer matches or its rewrite fails.
 template <class Set, class Engine>
 Graph<Set> apply_groups(Graph<Set> g, Engine const& engine, std::span<FusionGroup const> groups) {
-  for (auto const& grp : groups) {
-    std::optional<rules::FoundMatch> found;
-    for (auto& f : engine.find_matches(g, grp.match.rule)) {
-      std::vector<NodeId> nodes(f.match.nodes.begin(), f.match.nodes.end());
-      std::ranges::sort(nodes);
-      if (nodes == grp.nodes) {
-        found = std::move(f);
-        break;
-      }
-    }
-    if (!found) throw Error("fusion: " + grp.rule + " at " + g.label(grp.nodes.front()) + " no longer matches after the other fusions");
-    std::string why;
-    auto r = engine.apply(g, *found, {}, &why);
-    if (!r) throw Error("fusion: " + grp.rule + " at " + g.label(grp.nodes.front()) + " cannot be applied: " + why);
-    g = std::move(r->graph);
-  }
+  for (auto const& grp : groups) g = apply_group(std::move(g), engine, grp);
   return g;
 }
 
@@ -79,7 +63,7 @@ FuseResult<Set> fuse_by_dp(Graph<Set> g, Engine const& engine, Cost&& cost, Fuse
   using Clock = std::chrono::steady_clock;
   FuseResult<Set> out{std::move(g), {}, std::vector<std::size_t>(engine.size(), 0)};
   for (std::size_t round = 0; round < o.max_rounds; ++round) {
-    auto groups = fusion_groups(out.graph, engine);
+    auto groups = fusion_groups(out.graph, engine, o.chains);
     if (groups.empty()) break;
     auto t0 = Clock::now();
     std::vector<GroupCost> costs;
@@ -103,7 +87,7 @@ FuseResult<Set> fuse_by_dp(Graph<Set> g, Engine const& engine, Cost&& cost, Fuse
     for (std::size_t k : choice.chosen) {
       r.chosen.push_back(groups[k]);
       r.chosen_cost.push_back(costs[k]);
-      ++out.applications[groups[k].match.rule];
+      for (auto const& step : groups[k].steps) ++out.applications[step.rule];
     }
     out.graph = apply_groups(std::move(out.graph), engine, std::span<FusionGroup const>(r.chosen));
     out.rounds.push_back(std::move(r));

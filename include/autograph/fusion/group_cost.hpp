@@ -5,7 +5,7 @@
 // GroupCostFn: anything callable as cost(graph, group) -> GroupCost. MeasuredGroupCost is the
 // one the CLI uses: it cuts the group out of the graph (extract(): the group's inputs become
 // placeholders, its weights come along) and times that subgraph on a runtime, then times the
-// rule's target cut out of the rewritten graph the same way. Both are memoised by the rule and
+// rules' targets cut out of the rewritten graph (apply_group()) the same way. Both are memoised by the rule and
 // the group's signature (placement/group_signature.hpp: the ops, attributes, input shapes and
 // which values leave the group), so ViT's 12 identical encoder blocks are measured once. With
 // cpu::CpuRuntime the cost is measured on this machine; with SimulatedRuntime<Device> it is
@@ -51,11 +51,14 @@ class MeasuredGroupCost {
     auto const start = std::chrono::steady_clock::now();
     GroupCost c;
     c.unfused = rt_.measure(extract(g, grp.nodes).graph);
-    if (auto r = engine_.apply(g, grp.match)) {
-      c.fused = rt_.measure(extract(r->graph, r->changes.added).graph);
-    } else {
-      c.fused = std::numeric_limits<double>::infinity();
+    std::vector<NodeId> built;
+    Graph<Set> fused;
+    try {
+      fused = apply_group(g, engine_, grp, &built);
+    } catch (Error const&) {  // the rule cannot build its target here: never fuse this group
+      built.clear();
     }
+    c.fused = built.empty() ? std::numeric_limits<double>::infinity() : rt_.measure(extract(fused, built).graph);
     seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     memo_.emplace(std::move(key), c);
     return c;
