@@ -57,7 +57,13 @@ int report_fuse(FuseCmdOptions const& o, Graph<> const& g, Runtime& group_rt, Ru
   double greedy_s = std::chrono::duration<double>(Clock::now() - t0).count();
 
   std::map<std::string, std::size_t> found;
-  for (auto const& grp : fusion::fusion_groups(g, engine)) ++found[grp.rule];
+  std::size_t chains = 0, chains_fused = 0;
+  for (auto const& grp : fusion::fusion_groups(g, engine, true)) {
+    ++found[grp.rule];
+    chains += grp.steps.size() > 1;
+  }
+  for (auto const& r : dp.rounds)
+    for (auto const& grp : r.chosen) chains_fused += grp.steps.size() > 1;
   std::printf("fuse %s — group costs: %s\n", o.model.c_str(), cost_name.c_str());
   std::printf("  %-30s %6s %6s %7s  %s\n", "rule", "found", "DPOF", "greedy", "one group: fused vs unfused ms");
   bool differ = false;
@@ -69,9 +75,10 @@ int report_fuse(FuseCmdOptions const& o, Graph<> const& g, Runtime& group_rt, Ru
                 dp.applications[r] != greedy.applications[r] ? "  <- differ" : "");
     differ = differ || dp.applications[r] != greedy.applications[r];
   }
+  std::printf("  chains (a group and the fusion only it enables, one candidate): %zu found, %zu fused by DPOF\n", chains, chains_fused);
   for (std::size_t i = 0; i < dp.rounds.size(); ++i) {
     auto const& r = dp.rounds[i];
-    std::printf("  DPOF round %zu: %zu groups, fused %zu, left %zu unfused; sum of fused - unfused %s ms; %zu DP states\n", i + 1,
+    std::printf("  DPOF round %zu: %zu groups, fused %zu, %zu not chosen (slower fused, or overlapping a chosen one); sum of fused - unfused %s ms; %zu DP states\n", i + 1,
                 r.candidates, r.chosen.size(), r.rejected, cli::fixed(r.delta, 4).c_str(), r.states);
   }
   std::printf("  DPOF search %s s (%zu distinct groups measured in %s s, %zu answered from the memo; DP %s s); greedy %s s\n",

@@ -31,7 +31,7 @@ struct FuseRound {
   std::size_t candidates = 0;         // groups found
   std::vector<FusionGroup> chosen;    // those fused, in queue order
   std::vector<GroupCost> chosen_cost;
-  std::size_t rejected = 0;           // groups the DP left unfused
+  std::size_t rejected = 0;           // groups the DP did not choose (slower fused, or overlapping a chosen one)
   double delta = 0;                   // the chosen groups' sum of fused - unfused
   std::size_t states = 0;             // DP states
 };
