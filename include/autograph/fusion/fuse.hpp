@@ -12,6 +12,7 @@
 // the fused kernel costs.
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 

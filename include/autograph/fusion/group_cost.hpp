@@ -15,6 +15,7 @@
 #include <limits>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "autograph/fusion/fusion_group.hpp"
 #include "autograph/graph/subgraph.hpp"
