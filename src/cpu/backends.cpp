@@ -4,7 +4,26 @@
 #include "autograph/cpu/backends/onednn.hpp"
 #include "autograph/cpu/backends/own_kernels.hpp"
 
+#include <cblas.h>
+
+#include <mutex>
+
 namespace autograph::cpu::backends {
+
+namespace {
+/// Turns OpenBLAS's own thread pool off for the process: every sgemm then runs on the thread
+/// that calls it, and the BLAS kernel splits its products over the threads the runtime gives
+/// it (Preparation::threads(), cpu/kernel.hpp). The count is process-wide
+/// (openblas_set_num_threads; OpenBLAS 0.3.21, Debian's pthreads build, has no per-call or
+/// per-thread count), so setting it around each call would race with concurrent streams
+/// calling sgemm at the same time; and with the pool on, every stream's sgemm asks the pool for
+/// every core, whatever the runtime gave the kernel. The reference kernels' products in the
+/// same process then run on their caller's thread too.
+void openblas_on_caller_threads() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+}  // namespace
 
 std::optional<AnyOp> OneDnn::as_op(Graph<BuiltinOps> const& group) const {
     auto ops = group_ops(group);
@@ -45,7 +64,14 @@ void Blas::build(Graph<BuiltinOps> const& group, Preparation& p) const {
     bool const direct = R == 1 && S == 1 && op.stride == std::array<std::int64_t, 2>{1, 1} && op.pad == std::array<std::int64_t, 4>{};
     bool const bias = p.inputs().size() == 3;
     std::size_t const col = p.workspace(direct ? 0 : static_cast<std::size_t>(C * R * S * pixels) * sizeof(float));
-    p.run("OpenBLAS im2col + sgemm convolution", [=](Io const& io) -> Runner {
+    // Exactly the runtime's threads for this kernel: OpenBLAS runs on the calling thread
+    // (openblas_on_caller_threads above) and the kernel splits each image's products over
+    // its own OpenMP threads, by group and by blocks of output pixels (columns of B and C).
+    int const threads = p.threads();
+    openblas_on_caller_threads();
+    std::int64_t const blocks = G >= threads ? 1 : std::min<std::int64_t>((threads + G - 1) / G, std::max<std::int64_t>(pixels / 64, 1));
+    std::int64_t const width = (pixels + blocks - 1) / blocks;
+    p.run("OpenBLAS im2col + sgemm convolution (" + std::to_string(threads) + " threads, sgemm on each)", [=](Io const& io) -> Runner {
       float const *x = io.in[0], *w = io.in[1], *b = bias ? io.in[2] : nullptr;
       float* y = io.out[0];
       auto* cols = static_cast<float*>(io.workspace[col]);
@@ -54,13 +80,25 @@ void Blas::build(Graph<BuiltinOps> const& group, Preparation& p) const {
           float const* image = x + n * C * H * W;
           float const* fields = image;
           if (!direct) {
-            im2col(image, C, H, W, R, S, Ho, Wo, op, cols);
+            // Each channel's R*S rows of the columns, independently.
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+            for (std::int64_t c = 0; c < C; ++c) im2col(image + c * H * W, 1, H, W, R, S, Ho, Wo, op, cols + c * R * S * pixels);
             fields = cols;
           }
           float* out = y + n * K * pixels;
-          for (std::int64_t g = 0; g < G; ++g)
-            gemm(Kg, pixels, field, w + g * Kg * field, field, fields + g * field * pixels, pixels, out + g * Kg * pixels, pixels);
-          bias_activation(out, K, pixels, b, op.act);
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+          for (std::int64_t task = 0; task < G * blocks; ++task) {
+            std::int64_t const g = task / blocks, j0 = (task % blocks) * width, j1 = std::min(pixels, j0 + width);
+            if (j0 >= j1) continue;
+            float* tile = out + g * Kg * pixels + j0;
+            gemm(Kg, j1 - j0, field, w + g * Kg * field, field, fields + g * field * pixels + j0, pixels, tile, pixels);
+            if (b || op.act != Activation::none)
+              for (std::int64_t k = 0; k < Kg; ++k) {
+                float const bk = b ? b[g * Kg + k] : 0.f;
+                float* row = tile + k * pixels;
+                for (std::int64_t j = 0; j < j1 - j0; ++j) row[j] = apply(op.act, row[j] + bk);
+              }
+          }
         }
       };
     });

@@ -98,6 +98,21 @@ TEST(CpuBackends, BlasConvolutionsMatchTheReference) {
   EXPECT_TRUE(runs_like_reference(g, p));
 }
 
+TEST(CpuBackends, BlasSplitsItsProductsOverTheKernelsThreads) {
+  // 24 x 24 pixels: two column blocks on two threads; 4 groups: one task per group.
+  GraphBuilder b;
+  auto x = b.input("x", {2, 8, 24, 24});
+  auto y = b.sigmoid(b.conv2d(x, 16, {3, 3}, {.bias = true}));
+  auto z = b.conv2d(y, 16, {1, 1}, {.groups = 4});
+  auto g = std::move(b).build({z});
+  fill_random_weights(g, 4);
+  auto p = prefer(g, "blas");
+  EXPECT_EQ(count_backend(p, "blas"), 2u);
+  EXPECT_TRUE(runs_like_reference(g, p));
+  // OpenBLAS's own pool is off: each sgemm runs on the kernel's thread that calls it.
+  EXPECT_EQ(openblas_get_num_threads(), 1);
+}
+
 TEST(CpuBackends, OwnElementwiseChainAndDepthwiseMatchTheReference) {
   GraphBuilder b;
   auto x = b.input("x", {1, 8, 15, 13}), s = b.input("s", {1, 8, 15, 13});
