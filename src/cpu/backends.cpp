@@ -50,12 +50,28 @@ void OneDnn::build(Graph<BuiltinOps> const& group, Preparation& p) const {
   }
 
 
+namespace {
+/// A 1x1, stride-1, unpadded, ungrouped convolution of a non-empty image: Y = W X over the
+/// pixels (an empty one goes to the general path, whose gemm handles empty products).
+bool pointwise(Conv2D const& op, Shape const& x, Shape const& w) {
+  return x.rank() == 4 && w.rank() == 4 && x.numel() > 0 && w[0] > 0 && w[2] == 1 && w[3] == 1 && op.groups == 1 && op.stride == std::array<std::int64_t, 2>{1, 1} &&
+         op.pad == std::array<std::int64_t, 4>{};
+}
+}  // namespace
+
+bool Blas::any_layout(Graph<BuiltinOps> const& group) const {
+    auto ops = group_ops(group);
+    auto const* c = ops.empty() ? nullptr : group[ops[0]].get_if<Conv2D>();
+    return c && group[ops[0]].inputs.size() >= 2 && pointwise(*c, group.desc(group[ops[0]].inputs[0]).shape, group.desc(group[ops[0]].inputs[1]).shape);
+  }
+
 void Blas::build(Graph<BuiltinOps> const& group, Preparation& p) const {
     auto ops = group_ops(group);
     auto const* c = ops.empty() ? nullptr : group[ops[0]].get_if<Conv2D>();
     if (!c || ops.size() > 2) p.reject("BLAS runs a convolution, optionally with its activation");
     Conv2D op = *c;
     if (ops.size() == 2) op.act = activation_of(group[ops[1]].op);
+    if (pointwise(op, p.inputs()[0].shape, p.inputs()[1].shape)) return build_pointwise(op, p);
     Shape const& xs = p.inputs()[0].shape;
     Shape const& ws = p.inputs()[1].shape;
     Shape const& ys = p.outputs()[0].shape;
@@ -98,6 +114,53 @@ void Blas::build(Graph<BuiltinOps> const& group, Preparation& p) const {
                 float* row = tile + k * pixels;
                 for (std::int64_t j = 0; j < j1 - j0; ++j) row[j] = apply(op.act, row[j] + bk);
               }
+          }
+        }
+      };
+    });
+  }
+
+
+/// The pointwise convolution as one sgemm per block of pixels, in the layouts lowering gives:
+/// per image, plain X is C x P and Y is K x P; channels-last X is P x C and Y is P x K (P pixels,
+/// kernel.hpp's layout_strides). Plain Y = W X; channels-last Y = X^T W^T; the transposes are
+/// sgemm's TransA/TransB flags, so no tensor is reordered. The weight K x C x 1 x 1 lies the
+/// same in both layouts.
+void Blas::build_pointwise(Conv2D const& op, Preparation& p) {
+    Shape const& xs = p.inputs()[0].shape;
+    Shape const& ws = p.inputs()[1].shape;
+    std::int64_t const N = xs[0], C = xs[1], P = xs[2] * xs[3], K = ws[0];
+    bool const bias = p.inputs().size() == 3;
+    bool const x_cl = p.input_layout(0) == Layout::channels_last, y_cl = p.output_layout(0) == Layout::channels_last;
+    int const threads = p.threads();
+    openblas_on_caller_threads();
+    std::int64_t const blocks = std::min<std::int64_t>(threads, std::max<std::int64_t>(P / 64, 1)), width = (P + blocks - 1) / blocks;
+    auto i = [](std::int64_t v) { return static_cast<blasint>(v); };
+    std::string layouts = std::string(x_cl ? "channels-last" : "plain") + " -> " + (y_cl ? "channels-last" : "plain");
+    p.run("OpenBLAS sgemm pointwise convolution (" + layouts + ", " + std::to_string(threads) + " threads)", [=](Io const& io) -> Runner {
+      float const *x = io.in[0], *w = io.in[1], *b = bias ? io.in[2] : nullptr;
+      float* y = io.out[0];
+      return [=] {
+        for (std::int64_t n = 0; n < N; ++n) {
+          float const* xn = x + n * C * P;
+          float* yn = y + n * K * P;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+          for (std::int64_t blk = 0; blk < blocks; ++blk) {
+            std::int64_t const j0 = blk * width, j1 = std::min(P, j0 + width), m = j1 - j0;
+            if (m <= 0) continue;
+            if (!y_cl) {  // Y[:, j0:j1] (K x m) = W (K x C) X[:, j0:j1] (C x m)
+              cblas_sgemm(CblasRowMajor, CblasNoTrans, x_cl ? CblasTrans : CblasNoTrans, i(K), i(m), i(C), 1.f, w, i(C),
+                          x_cl ? xn + j0 * C : xn + j0, x_cl ? i(C) : i(P), 0.f, yn + j0, i(P));
+              if (b || op.act != Activation::none)
+                for (std::int64_t k = 0; k < K; ++k)
+                  for (std::int64_t j = j0; j < j1; ++j) yn[k * P + j] = apply(op.act, yn[k * P + j] + (b ? b[k] : 0.f));
+            } else {  // Y[j0:j1, :] (m x K) = X[:, j0:j1]^T (m x C) W^T (C x K)
+              cblas_sgemm(CblasRowMajor, x_cl ? CblasNoTrans : CblasTrans, CblasTrans, i(m), i(K), i(C), 1.f, x_cl ? xn + j0 * C : xn + j0,
+                          x_cl ? i(C) : i(P), w, i(C), 0.f, yn + j0 * K, i(K));
+              if (b || op.act != Activation::none)
+                for (std::int64_t j = j0; j < j1; ++j)
+                  for (std::int64_t k = 0; k < K; ++k) yn[j * K + k] = apply(op.act, yn[j * K + k] + (b ? b[k] : 0.f));
+            }
           }
         }
       };
