@@ -4,7 +4,26 @@
 #include "autograph/cpu/backends/onednn.hpp"
 #include "autograph/cpu/backends/own_kernels.hpp"
 
+#include <cblas.h>
+
+#include <mutex>
+
 namespace autograph::cpu::backends {
+
+namespace {
+/// Turns OpenBLAS's own thread pool off for the process: every sgemm then runs on the thread
+/// that calls it, and the BLAS kernel splits its products over the threads the runtime gives
+/// it (Preparation::threads(), cpu/kernel.hpp). The count is process-wide
+/// (openblas_set_num_threads; OpenBLAS 0.3.21, Debian's pthreads build, has no per-call or
+/// per-thread count), so setting it around each call would race with concurrent streams
+/// calling sgemm at the same time; and with the pool on, every stream's sgemm asks the pool for
+/// every core, whatever the runtime gave the kernel. The reference kernels' products in the
+/// same process then run on their caller's thread too.
+void openblas_on_caller_threads() {
+  static std::once_flag once;
+  std::call_once(once, [] { openblas_set_num_threads(1); });
+}
+}  // namespace
 
 std::optional<AnyOp> OneDnn::as_op(Graph<BuiltinOps> const& group) const {
     auto ops = group_ops(group);
@@ -31,12 +50,28 @@ void OneDnn::build(Graph<BuiltinOps> const& group, Preparation& p) const {
   }
 
 
+namespace {
+/// A 1x1, stride-1, unpadded, ungrouped convolution of a non-empty image: Y = W X over the
+/// pixels (an empty one goes to the general path, whose gemm handles empty products).
+bool pointwise(Conv2D const& op, Shape const& x, Shape const& w) {
+  return x.rank() == 4 && w.rank() == 4 && x.numel() > 0 && w[0] > 0 && w[2] == 1 && w[3] == 1 && op.groups == 1 && op.stride == std::array<std::int64_t, 2>{1, 1} &&
+         op.pad == std::array<std::int64_t, 4>{};
+}
+}  // namespace
+
+bool Blas::any_layout(Graph<BuiltinOps> const& group) const {
+    auto ops = group_ops(group);
+    auto const* c = ops.empty() ? nullptr : group[ops[0]].get_if<Conv2D>();
+    return c && group[ops[0]].inputs.size() >= 2 && pointwise(*c, group.desc(group[ops[0]].inputs[0]).shape, group.desc(group[ops[0]].inputs[1]).shape);
+  }
+
 void Blas::build(Graph<BuiltinOps> const& group, Preparation& p) const {
     auto ops = group_ops(group);
     auto const* c = ops.empty() ? nullptr : group[ops[0]].get_if<Conv2D>();
     if (!c || ops.size() > 2) p.reject("BLAS runs a convolution, optionally with its activation");
     Conv2D op = *c;
     if (ops.size() == 2) op.act = activation_of(group[ops[1]].op);
+    if (pointwise(op, p.inputs()[0].shape, p.inputs()[1].shape)) return build_pointwise(op, p);
     Shape const& xs = p.inputs()[0].shape;
     Shape const& ws = p.inputs()[1].shape;
     Shape const& ys = p.outputs()[0].shape;
@@ -45,7 +80,14 @@ void Blas::build(Graph<BuiltinOps> const& group, Preparation& p) const {
     bool const direct = R == 1 && S == 1 && op.stride == std::array<std::int64_t, 2>{1, 1} && op.pad == std::array<std::int64_t, 4>{};
     bool const bias = p.inputs().size() == 3;
     std::size_t const col = p.workspace(direct ? 0 : static_cast<std::size_t>(C * R * S * pixels) * sizeof(float));
-    p.run("OpenBLAS im2col + sgemm convolution", [=](Io const& io) -> Runner {
+    // Exactly the runtime's threads for this kernel: OpenBLAS runs on the calling thread
+    // (openblas_on_caller_threads above) and the kernel splits each image's products over
+    // its own OpenMP threads, by group and by blocks of output pixels (columns of B and C).
+    int const threads = p.threads();
+    openblas_on_caller_threads();
+    std::int64_t const blocks = G >= threads ? 1 : std::min<std::int64_t>((threads + G - 1) / G, std::max<std::int64_t>(pixels / 64, 1));
+    std::int64_t const width = (pixels + blocks - 1) / blocks;
+    p.run("OpenBLAS im2col + sgemm convolution (" + std::to_string(threads) + " threads, sgemm on each)", [=](Io const& io) -> Runner {
       float const *x = io.in[0], *w = io.in[1], *b = bias ? io.in[2] : nullptr;
       float* y = io.out[0];
       auto* cols = static_cast<float*>(io.workspace[col]);
@@ -54,13 +96,72 @@ void Blas::build(Graph<BuiltinOps> const& group, Preparation& p) const {
           float const* image = x + n * C * H * W;
           float const* fields = image;
           if (!direct) {
-            im2col(image, C, H, W, R, S, Ho, Wo, op, cols);
+            // Each channel's R*S rows of the columns, independently.
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+            for (std::int64_t c = 0; c < C; ++c) im2col(image + c * H * W, 1, H, W, R, S, Ho, Wo, op, cols + c * R * S * pixels);
             fields = cols;
           }
           float* out = y + n * K * pixels;
-          for (std::int64_t g = 0; g < G; ++g)
-            gemm(Kg, pixels, field, w + g * Kg * field, field, fields + g * field * pixels, pixels, out + g * Kg * pixels, pixels);
-          bias_activation(out, K, pixels, b, op.act);
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+          for (std::int64_t task = 0; task < G * blocks; ++task) {
+            std::int64_t const g = task / blocks, j0 = (task % blocks) * width, j1 = std::min(pixels, j0 + width);
+            if (j0 >= j1) continue;
+            float* tile = out + g * Kg * pixels + j0;
+            gemm(Kg, j1 - j0, field, w + g * Kg * field, field, fields + g * field * pixels + j0, pixels, tile, pixels);
+            if (b || op.act != Activation::none)
+              for (std::int64_t k = 0; k < Kg; ++k) {
+                float const bk = b ? b[g * Kg + k] : 0.f;
+                float* row = tile + k * pixels;
+                for (std::int64_t j = 0; j < j1 - j0; ++j) row[j] = apply(op.act, row[j] + bk);
+              }
+          }
+        }
+      };
+    });
+  }
+
+
+/// The pointwise convolution as one sgemm per block of pixels, in the layouts lowering gives:
+/// per image, plain X is C x P and Y is K x P; channels-last X is P x C and Y is P x K (P pixels,
+/// kernel.hpp's layout_strides). Plain Y = W X; channels-last Y = X^T W^T; the transposes are
+/// sgemm's TransA/TransB flags, so no tensor is reordered. The weight K x C x 1 x 1 lies the
+/// same in both layouts.
+void Blas::build_pointwise(Conv2D const& op, Preparation& p) {
+    Shape const& xs = p.inputs()[0].shape;
+    Shape const& ws = p.inputs()[1].shape;
+    std::int64_t const N = xs[0], C = xs[1], P = xs[2] * xs[3], K = ws[0];
+    bool const bias = p.inputs().size() == 3;
+    bool const x_cl = p.input_layout(0) == Layout::channels_last, y_cl = p.output_layout(0) == Layout::channels_last;
+    int const threads = p.threads();
+    openblas_on_caller_threads();
+    std::int64_t const blocks = std::min<std::int64_t>(threads, std::max<std::int64_t>(P / 64, 1)), width = (P + blocks - 1) / blocks;
+    auto i = [](std::int64_t v) { return static_cast<blasint>(v); };
+    std::string layouts = std::string(x_cl ? "channels-last" : "plain") + " -> " + (y_cl ? "channels-last" : "plain");
+    p.run("OpenBLAS sgemm pointwise convolution (" + layouts + ", " + std::to_string(threads) + " threads)", [=](Io const& io) -> Runner {
+      float const *x = io.in[0], *w = io.in[1], *b = bias ? io.in[2] : nullptr;
+      float* y = io.out[0];
+      return [=] {
+        for (std::int64_t n = 0; n < N; ++n) {
+          float const* xn = x + n * C * P;
+          float* yn = y + n * K * P;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+          for (std::int64_t blk = 0; blk < blocks; ++blk) {
+            std::int64_t const j0 = blk * width, j1 = std::min(P, j0 + width), m = j1 - j0;
+            if (m <= 0) continue;
+            if (!y_cl) {  // Y[:, j0:j1] (K x m) = W (K x C) X[:, j0:j1] (C x m)
+              cblas_sgemm(CblasRowMajor, CblasNoTrans, x_cl ? CblasTrans : CblasNoTrans, i(K), i(m), i(C), 1.f, w, i(C),
+                          x_cl ? xn + j0 * C : xn + j0, x_cl ? i(C) : i(P), 0.f, yn + j0, i(P));
+              if (b || op.act != Activation::none)
+                for (std::int64_t k = 0; k < K; ++k)
+                  for (std::int64_t j = j0; j < j1; ++j) yn[k * P + j] = apply(op.act, yn[k * P + j] + (b ? b[k] : 0.f));
+            } else {  // Y[j0:j1, :] (m x K) = X[:, j0:j1]^T (m x C) W^T (C x K)
+              cblas_sgemm(CblasRowMajor, x_cl ? CblasNoTrans : CblasTrans, CblasTrans, i(m), i(K), i(C), 1.f, x_cl ? xn + j0 * C : xn + j0,
+                          x_cl ? i(C) : i(P), w, i(C), 0.f, yn + j0 * K, i(K));
+              if (b || op.act != Activation::none)
+                for (std::int64_t j = j0; j < j1; ++j)
+                  for (std::int64_t k = 0; k < K; ++k) yn[j * K + k] = apply(op.act, yn[j * K + k] + (b ? b[k] : 0.f));
+            }
+          }
         }
       };
     });

@@ -98,6 +98,59 @@ TEST(CpuBackends, BlasConvolutionsMatchTheReference) {
   EXPECT_TRUE(runs_like_reference(g, p));
 }
 
+TEST(CpuBackends, BlasSplitsItsProductsOverTheKernelsThreads) {
+  // 24 x 24 pixels: two column blocks on two threads; 4 groups: one task per group.
+  GraphBuilder b;
+  auto x = b.input("x", {2, 8, 24, 24});
+  auto y = b.sigmoid(b.conv2d(x, 16, {3, 3}, {.bias = true}));
+  auto z = b.conv2d(y, 16, {1, 1}, {.groups = 4});
+  auto g = std::move(b).build({z});
+  fill_random_weights(g, 4);
+  auto p = prefer(g, "blas");
+  EXPECT_EQ(count_backend(p, "blas"), 2u);
+  EXPECT_TRUE(runs_like_reference(g, p));
+  // OpenBLAS's own pool is off: each sgemm runs on the kernel's thread that calls it.
+  EXPECT_EQ(openblas_get_num_threads(), 1);
+}
+
+TEST(CpuBackends, BlasPointwiseConvolutionsReadAndWriteChannelsLast) {
+  // 1x1 convolutions on BLAS around a 3x3 on oneDNN (channels-last): no reorder around them,
+  // in every pair of layouts lowering gives (the graph's input and output stay plain).
+  GraphBuilder b;
+  auto x = b.input("x", {2, 8, 10, 12});
+  auto a = b.relu(b.conv2d(x, 12, {1, 1}, {.bias = true}));
+  auto c = b.conv2d(a, 16, {3, 3}, {.bias = true});
+  auto d = b.conv2d(c, 8, {1, 1});
+  auto e = b.conv2d(d, 6, {1, 1}, {.bias = true});
+  auto g = std::move(b).build({b.add(b.conv2d(e, 6, {3, 3}), e)});
+  fill_random_weights(g, 6);
+  placement::GraphFacts<BuiltinOps> facts(g);
+  auto reg = All::registry<BuiltinOps>();
+  auto cands = placement::generate_candidates(facts, reg).candidates;
+  std::vector<std::string> names;
+  for (auto const& en : reg) names.push_back(en.name);
+  auto p = placement::op_level_dp(facts, std::span<placement::Candidate const>(cands), names, [&](placement::Candidate const& cand) {
+    bool pointwise = false;
+    for (NodeId n : cand.group.nodes)
+      if (g[n].is<Conv2D>()) pointwise = g.desc(g[n].inputs[1]).shape[2] == 1;
+    if (names[cand.backend] == "blas") return pointwise ? 1.0 : 100.0;
+    return names[cand.backend] == "onednn" ? 5.0 : 100.0;
+  });
+  EXPECT_EQ(count_backend(p, "blas"), 3u);
+  EXPECT_TRUE(runs_like_reference(g, p, 1e-4));
+  auto placed = placed_graph(All{}, g, p);
+  CpuRuntime cpu;
+  auto exe = cpu.compile(placed, schedule::sequential(KernelDag(placed)));
+  std::size_t from_cl = 0, to_cl = 0;
+  for (NodeId id : placed.node_ids())
+    for (auto const& step : exe.steps(id)) {
+      from_cl += step.find("pointwise convolution (channels-last ->") != std::string::npos;
+      to_cl += step.find("-> channels-last") != std::string::npos;
+    }
+  EXPECT_GE(from_cl, 1u);  // d reads the oneDNN conv's channels-last output
+  EXPECT_GE(to_cl, 1u);    // a writes channels-last for the oneDNN conv
+}
+
 TEST(CpuBackends, OwnElementwiseChainAndDepthwiseMatchTheReference) {
   GraphBuilder b;
   auto x = b.input("x", {1, 8, 15, 13}), s = b.input("s", {1, 8, 15, 13});

@@ -2,7 +2,9 @@
 // The BLAS backend: a convolution as the reference kernels compute it (runtime/cpu/conv2d.hpp):
 // each image's receptive fields laid out as columns (im2col; a 1x1 stride-1 unpadded
 // convolution reads the image itself) and one OpenBLAS sgemm per group, then the bias and the
-// activation (also a following Relu/Sigmoid/Tanh, fused), over the plain NCHW layout.
+// activation (also a following Relu/Sigmoid/Tanh, fused), over the plain NCHW layout. A
+// pointwise convolution (1x1, stride 1, unpadded, one group) is one product over the pixels in
+// either layout (any_layout): channels-last neighbours need no reorder around it.
 #include <optional>
 
 #include "autograph/cpu/backends/cpu_backend.hpp"
@@ -35,8 +37,10 @@ struct Blas {
   }
 
   void build(Graph<BuiltinOps> const& group, Preparation& p) const;  // src/cpu/backends.cpp
+  bool any_layout(Graph<BuiltinOps> const& group) const;             // a pointwise convolution
 
  private:
+  static void build_pointwise(Conv2D const& op, Preparation& p);
   static Activation activation_of(AnyOp const& op) {
     return op.is<Relu>() ? Activation::relu : op.is<Sigmoid>() ? Activation::sigmoid : op.is<Tanh>() ? Activation::tanh : Activation::none;
   }

@@ -62,6 +62,7 @@ struct PlacedGraph {
   std::vector<placement::GeneratorStats> generator;
   placement::CandidateCosts costs;
   std::size_t candidates = 0;
+  std::vector<placement::Candidate> candidate_groups;  // what the DP chose from (costs.us by index): the graph-level search's genes
   double generate_seconds = 0, dp_seconds = 0;  // search time, measuring excluded
 };
 
@@ -216,6 +217,7 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
   r.placement = placement::op_level_dp(facts, std::span<placement::Candidate const>(candidates), names, by_index, o.dp);
   r.dp_seconds = r.placement.seconds;
   r.graph = placed_graph(backends, g, r.placement, &r.node_backend);
+  r.candidate_groups = std::move(candidates);
   return r;
 }
 
