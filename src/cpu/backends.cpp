@@ -11,6 +11,18 @@
 namespace autograph::cpu::backends {
 
 namespace {
+/// The OpenMP threads a backend kernel's loops run on: the runtime's count, or one under
+/// ThreadSanitizer, as builtin::detail::parallel_for does (libgomp's fork and join are futexes
+/// TSan does not model).
+int loop_threads(int threads) {
+#if defined(__SANITIZE_THREAD__)
+  (void)threads;
+  return 1;
+#else
+  return threads;
+#endif
+}
+
 /// Turns OpenBLAS's own thread pool off for the process: every sgemm then runs on the thread
 /// that calls it, and the BLAS kernel splits its products over the threads the runtime gives
 /// it (Preparation::threads(), cpu/kernel.hpp). The count is process-wide
@@ -83,7 +95,7 @@ void Blas::build(Graph<BuiltinOps> const& group, Preparation& p) const {
     // Exactly the runtime's threads for this kernel: OpenBLAS runs on the calling thread
     // (openblas_on_caller_threads above) and the kernel splits each image's products over
     // its own OpenMP threads, by group and by blocks of output pixels (columns of B and C).
-    int const threads = p.threads();
+    int const threads = loop_threads(p.threads());
     openblas_on_caller_threads();
     std::int64_t const blocks = G >= threads ? 1 : std::min<std::int64_t>((threads + G - 1) / G, std::max<std::int64_t>(pixels / 64, 1));
     std::int64_t const width = (pixels + blocks - 1) / blocks;
@@ -132,7 +144,7 @@ void Blas::build_pointwise(Conv2D const& op, Preparation& p) {
     std::int64_t const N = xs[0], C = xs[1], P = xs[2] * xs[3], K = ws[0];
     bool const bias = p.inputs().size() == 3;
     bool const x_cl = p.input_layout(0) == Layout::channels_last, y_cl = p.output_layout(0) == Layout::channels_last;
-    int const threads = p.threads();
+    int const threads = loop_threads(p.threads());
     openblas_on_caller_threads();
     std::int64_t const blocks = std::min<std::int64_t>(threads, std::max<std::int64_t>(P / 64, 1)), width = (P + blocks - 1) / blocks;
     auto i = [](std::int64_t v) { return static_cast<blasint>(v); };
@@ -240,7 +252,7 @@ void OwnKernels::build_chain(Graph<BuiltinOps> const& group, std::vector<NodeId>
     std::uint32_t const result = slot[group.outputs()[0].node];
     std::int64_t const n = p.outputs()[0].numel();
     std::uint32_t const slots = next;
-    int const threads = p.threads();
+    int const threads = loop_threads(p.threads());
     std::size_t const scratch = p.workspace(static_cast<std::size_t>(threads) * slots * block * sizeof(float));
     // Inputs lying in another layout than the output (a 4-D value only one of whose readers
     // takes channels-last stays plain) are reordered into the output's first.
@@ -348,7 +360,7 @@ void OwnKernels::build_depthwise(Conv2D const& op, Preparation& p) {
     Shape const& ys = p.outputs()[0].shape;
     std::int64_t const N = xs[0], C = xs[1], H = xs[2], W = xs[3], R = ws[2], S = ws[3], Ho = ys[2], Wo = ys[3];
     bool const bias = p.inputs().size() == 3;
-    int const threads = p.threads();
+    int const threads = loop_threads(p.threads());
     p.run("own direct depthwise convolution", [=](Io const& io) -> Runner {
       float const *x = io.in[0], *w = io.in[1], *b = bias ? io.in[2] : nullptr;
       float* y = io.out[0];

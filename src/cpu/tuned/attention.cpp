@@ -273,11 +273,12 @@ void attention(AttentionProblem const& p, AttentionConfig const& c, float const*
       c.vector_width == 16 ? avx512::attention_item<16> : c.vector_width == 8 ? avx2::attention_item<8> : sse2::attention_item<4>;
   std::int64_t const q_blocks = ceil_div(p.tq, c.block_q), items = p.batch * q_blocks;
   float* ws = workspace.data();
-  if (c.threads == 1) {
+  std::int64_t const threads = loop_threads(c.threads);
+  if (threads == 1) {
     for (std::int64_t i = 0; i < items; ++i) item(a, i / q_blocks, i % q_blocks, ws);
     return;
   }
-#pragma omp parallel for num_threads(static_cast<int>(c.threads)) schedule(static)
+#pragma omp parallel for num_threads(static_cast<int>(threads)) schedule(static)
   for (std::int64_t i = 0; i < items; ++i) item(a, i / q_blocks, i % q_blocks, ws + omp_get_thread_num() * a.scratch.total);
 }
 

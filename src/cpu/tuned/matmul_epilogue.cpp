@@ -152,11 +152,12 @@ struct MatmulEpiloguePlan::Impl {
     void (*tile)(MatmulEpilogueProblem const&, MatmulEpilogueConfig const&, float const*, float const*, float const*, float*, std::int64_t,
                  std::int64_t) = c.vector_width == 16 ? avx512::matmul_tile<16> : c.vector_width == 8 ? avx2::matmul_tile<8> : sse2::matmul_tile<4>;
     std::int64_t const col_tiles = ceil_div(p.n, c.nc), items = ceil_div(p.m, c.mc) * col_tiles;
-    if (c.threads == 1) {
+    std::int64_t const threads = loop_threads(c.threads);
+    if (threads == 1) {
       for (std::int64_t i = 0; i < items; ++i) tile(p, c, a, b, bias, out, i / col_tiles * c.mc, i % col_tiles * c.nc);
       return;
     }
-#pragma omp parallel for num_threads(static_cast<int>(c.threads)) schedule(static)
+#pragma omp parallel for num_threads(static_cast<int>(threads)) schedule(static)
     for (std::int64_t i = 0; i < items; ++i) tile(p, c, a, b, bias, out, i / col_tiles * c.mc, i % col_tiles * c.nc);
   }
 
