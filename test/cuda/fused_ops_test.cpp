@@ -1,16 +1,13 @@
 // The fused transformer ops on the GPU against the reference executor, in FP32 (no TF32):
 // FusedAttention's kernel (both tile configurations, partial tiles, broadcast batches and
 // masks, a causal mask, ViT-B's head shape), AddLayerNorm's kernel with and without the sum,
-// a linear layer with bias and GELU, and a small ViT after TransformerFusion end to end.
+// a linear layer with bias and GELU (a small fused ViT end to end: fused_vit_test.cpp).
 // Skips without a GPU (AUTOGRAPH_REQUIRE_GPU=1 makes that a failure). The same lowerings and
 // the CPU versions of the kernels are checked without a GPU in host/fused_launches_test.cpp.
 #include <gtest/gtest.h>
 
 #include <limits>
 
-#include "autograph/models/vit.hpp"
-#include "autograph/rules/apply_greedily.hpp"
-#include "autograph/rules/transformer_fusion_engine.hpp"
 #include "cuda_testing.hpp"
 #include "test_graphs.hpp"
 
@@ -23,7 +20,7 @@ using testing::random_inputs;
 
 constexpr LowerOptions fp32{.allow_tf32 = false};
 constexpr double fp32_math = 1e-5;  // other summation orders and exp ulps than the reference's
-constexpr double fp32_gemm = 1e-4;  // cuBLASLt's FP32 algorithms (split-K) through a whole network
+constexpr double fp32_gemm = 1e-4;  // cuBLASLt's FP32 algorithms (split-K)
 
 TEST(CudaFusedOps, FusedAttention) {
   AUTOGRAPH_REQUIRE_GPU();
@@ -83,14 +80,6 @@ TEST(CudaFusedOps, LinearWithBiasAndGelu) {
   Value y = n.op(MatMul{Activation::gelu}, {n.input({1, 197, 768}), n.weight({768, 3072}, -0.05f, 0.05f), n.weight({3072})});
   Graph<> g = n.done({y});
   expect_matches_reference(g, random_inputs(g), fp32_gemm, fp32, "MatMul + bias + GELU");
-}
-
-TEST(CudaFusedOps, AFusedVitMatchesTheReference) {
-  AUTOGRAPH_REQUIRE_GPU();
-  Graph<> vit = models::vit({.patch = 8, .layers = 2, .hidden = 64, .heads = 4, .mlp = 128, .num_classes = 10},
-                            {.batch = 2, .resolution = 32, .weight_seed = 3});
-  Graph<> g = rules::apply_greedily(vit, rules::TransformerFusionEngine{}).graph;
-  expect_matches_reference(g, random_inputs(g), fp32_gemm, fp32, "fused ViT");
 }
 
 }  // namespace
