@@ -10,7 +10,8 @@
 # 3. gpu_bench: each model's sequential, Nimble, IOS, TASO+Nimble and AutoGraph configurations
 #    measured on the CUDA graph runtime, and the simulator's ranking of them (--calibrate).
 # Each step has its own time limit (seconds: TESTS_S, TORCH_S, BENCH_S), so one that hangs
-# cannot take the others' time; logs and results go to OUT.
+# cannot take the others' time; logs and results go to OUT. BENCH_ARGS: more gpu_bench options
+# (e.g. "--ios-max-states 300 --ios-max-group-kernels 2").
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=${BIN:-.gpu/bin}
@@ -41,6 +42,6 @@ say "PyTorch baselines: ${pytorch[*]:-failed, see pytorch.log}"
 
 say "gpu_bench $models"
 timeout "${BENCH_S:-300}" "$bin/gpu_bench" --out "$out/gpu" --models "$models" --repeats 5 --search-seconds "${SEARCH_S:-10}" \
-  --calibrate --label "${LABEL:-autograph}" "${pytorch[@]}" 2>&1 | tee "$out/gpu_bench.log" | grep -v '^\[gpu_bench\]   profiled'
+  --calibrate --label "${LABEL:-autograph}" ${BENCH_ARGS:-} "${pytorch[@]}" 2>&1 | tee "$out/gpu_bench.log" | grep -v '^\[gpu_bench\]   profiled'
 say "gpu_bench exit ${PIPESTATUS[0]}"
 cat "$out/gpu.md" 2>/dev/null
