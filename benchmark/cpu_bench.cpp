@@ -48,6 +48,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -100,6 +101,7 @@ struct Prepared {
   std::size_t streams = 0;
   std::string note;  // the search's stop reason, IOS's statistics
   double verified_error = -1;  // normwise error against the model on the reference executor; -1: not checked (the model itself)
+  double runtime_error = -1;   // normwise error of its outputs on the CPU runtime against the first configuration's; -1: the first
   std::optional<cpu::CpuExecutable> exe;
   std::vector<double> samples;
 };
@@ -194,6 +196,29 @@ class ModelBench {
   }
 
  public:
+  /// Runs every configuration once on the CPU runtime and compares its outputs with the first
+  /// configuration's, normwise (the reference executor checked each graph; this checks the
+  /// kernels that run it, e.g. the tiled fused attention in its tuned configuration).
+  /// @throws Error naming the configuration and output beyond `tolerance`.
+  void check_runtime_outputs(double tolerance) {
+    auto first = configs_.front().exe->run(inputs_);
+    for (std::size_t c = 1; c < configs_.size(); ++c) {
+      auto got = configs_[c].exe->run(inputs_);
+      double worst = 0;
+      for (std::size_t i = 0; i < first.size(); ++i) {
+        double diff = 0, norm = 0;
+        auto a = got[i].data(), b = first[i].data();
+        for (std::size_t k = 0; k < b.size(); ++k) diff += (double(a[k]) - b[k]) * (double(a[k]) - b[k]), norm += double(b[k]) * b[k];
+        worst = std::max(worst, std::sqrt(diff) / std::max(std::sqrt(norm), 1e-30));
+      }
+      configs_[c].runtime_error = worst;
+      if (!(worst <= tolerance))
+        throw Error(model_ + ": " + configs_[c].name + "'s outputs on the CPU runtime differ from " + configs_.front().name + "'s by " + std::to_string(worst) +
+                    " (normwise; at most " + std::to_string(tolerance) + ")");
+    }
+    for (auto& c : configs_) c.exe->write_inputs(inputs_);
+  }
+
   /// Writes the ONNX model, the inputs and our first configuration's outputs (sequential's, when
   /// it runs) for the peers, and the model's parameter count (PyTorch's own modules are checked
   /// against it).
@@ -250,7 +275,8 @@ class ModelBench {
                    {"operators", c.operators},
                    {"streams", c.streams},
                    {"note", c.note},
-                   {"verified_normwise_error", c.verified_error < 0 ? json(nullptr) : json(c.verified_error)}});
+                   {"verified_normwise_error", c.verified_error < 0 ? json(nullptr) : json(c.verified_error)},
+                   {"runtime_vs_first_normwise_error", c.runtime_error < 0 ? json(nullptr) : json(c.runtime_error)}});
     return r;
   }
   std::string const& model() const { return model_; }
@@ -299,6 +325,7 @@ int run(Args const& a) {
     ModelBench b(m, a, taso);
     progress(m + ": prepared in " + std::to_string(b.prepare_seconds()) + " s");
     for (auto const& f : b.fallbacks()) progress(m + ": " + f + " runs on its reference kernel");
+    b.check_runtime_outputs(1e-4);
     if (!a.onnx_dir.empty()) b.export_for_peers(a.onnx_dir);
     if (a.serve) {
       std::cout << json{{"ready", m}}.dump() << std::endl;

@@ -235,6 +235,9 @@ def markdown(results, env):
                 lines.append(f"- {r['model']} {c}: ops on their reference kernels: {', '.join(r['ours'][c]['reference_kernels'])}")
             if c in r["ours"] and r["ours"][c].get("note"):
                 lines.append(f"- {r['model']} {c}: {r['ours'][c]['note']} ({r['ours'][c]['operators']} operators, {r['ours'][c]['streams']} streams)")
+            if c in r["ours"] and r["ours"][c].get("runtime_vs_first_normwise_error") is not None:
+                lines.append(f"- {r['model']} {c}: its outputs on the CPU runtime against {ours[0]}'s: normwise error "
+                             f"{r['ours'][c]['runtime_vs_first_normwise_error']:.1e}")
     return "\n".join(lines) + "\n"
 
 

@@ -4,6 +4,7 @@
 // the options are refused where they cannot apply. ViT-B/16 at 32 px (5 tokens) keeps it fast.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -23,7 +24,7 @@ std::size_t total(nlohmann::json const& applications) {
 TEST(CliCpuFusion, FusesBeforeTheSearchAndVerifiesAgainstTheUnfusedModel) {
   ScratchDir dir;
   auto r = run_tool({"optimize", "--model", "vit_b_16", "--resolution", "32", "--runtime", "cpu", "--configs", "sequential,autograph",
-                     "--time-limit", "2", "--transformer-fusion", "--group-budget", "5", "--report", "r.json"},
+                     "--time-limit", "2", "--transformer-fusion", "--group-budget", "5", "--report", "r.json", "-o", "fused.onnx"},
                     dir, 600);
   ASSERT_EQ(r.exit_code, 0) << r.command << "\n" << r.out << r.err;
   EXPECT_NE(r.out.find("autograph fused the transformer first (DPOF"), std::string::npos) << r.out;
@@ -46,6 +47,9 @@ TEST(CliCpuFusion, FusesBeforeTheSearchAndVerifiesAgainstTheUnfusedModel) {
   EXPECT_TRUE(ag["verification"]["passed"].get<bool>()) << ag;
   EXPECT_LE(ag["verification"]["max_rel_error"].get<double>(), 1e-4) << ag;
   EXPECT_TRUE(f["tuning_log"].is_null()) << f;
+  // The fused graph is written as ONNX (its fused ops as standard operators: io/onnx/exporter.hpp).
+  EXPECT_NE(r.err.find("wrote fused.onnx (autograph)"), std::string::npos) << r.err;
+  EXPECT_GT(std::filesystem::file_size(dir.path() / "fused.onnx"), 1000u);
 }
 
 TEST(CliCpuFusion, RunsTheFusedAttentionInTheTunedConfigurationsOfTheLog) {
