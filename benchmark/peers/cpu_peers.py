@@ -194,10 +194,12 @@ def markdown(results, env):
              f"- Load: `uptime` before: {env['load_before']}; after: {env['load_after']}; highest 1-minute load after a round: {env['load_peak']:.1f}. {env['load_note']}",
              f"- Batch 1, the zoo's published resolution, random weights. {env['rounds']} interleaved rounds; per round each system "
              f"{env['runs']} timed runs (or {env['budget_ms']:.0f} ms, at least 5) after {env['warmup']} warm-up runs. Median of all samples, ms.",
-             f"- Searches: TASO and AutoGraph a time limit of {env['search_s']:.0f} s each (checked between steps: they run over it); "
-             f"IOS capped to fit the run: at most {env['ios_r']} kernels per group (r), the cores' count of groups per stage (s), "
-             f"{env['ios_max_states']} DP states per block, each stage measured for ≤ {env['ios_budget_ms']:.0f} ms (at least 5 runs); "
-             f"TASO rules: {env['taso']}.",
+             f"- Searches: {'TASO and ' if 'taso+nimble' in ours else ''}AutoGraph a time limit of {env['search_s']:.0f} s each "
+             "(checked between steps: they run over it); "
+             + (f"IOS capped to fit the run: at most {env['ios_r']} kernels per group (r), the cores' count of groups per stage (s), "
+                f"{env['ios_max_states']} DP states per block, each stage measured for ≤ {env['ios_budget_ms']:.0f} ms (at least 5 runs); "
+                if "ios" in ours else "")
+             + f"TASO rules: {env['taso']}.",
              f"- Every process ran with `{env['omp_wait'].strip()}` (libgomp, ours and PyTorch's: idle threads spin briefly, then sleep; "
              "libgomp's default 3 ms spin starves concurrent streams, no spin costs a wake-up per kernel; onnxruntime has its own pool).",
              f"- Code: autograph {env['commit']}. Whole run: {env['seconds'] / 60:.1f} min.",
