@@ -80,6 +80,7 @@ TEST(CliCpuFusion, OptionsThatCannotApplyAreRefusedByName) {
   };
   for (auto const& c : {Case{{"--runtime", "sim", "--transformer-fusion"}, "--transformer-fusion measures each fusion group on this machine"},
                         Case{{"--runtime", "cpu", "--tuning-log", "t.jsonl"}, "add --transformer-fusion"},
+                        Case{{"--runtime", "cpu", "--group-budget", "5"}, "--group-budget times the fusion groups of --transformer-fusion"},
                         Case{{"--runtime", "cpu", "--transformer-fusion", "--tuning-log", "missing.jsonl"}, "--tuning-log missing.jsonl: no such file"},
                         Case{{"--runtime", "cpu", "--transformer-fusion", "--configs", "sequential"}, "--configs must include autograph"}}) {
     std::vector<std::string> args{"optimize", "--model", "vit_b_16", "--resolution", "32"};

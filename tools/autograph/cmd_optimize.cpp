@@ -69,6 +69,7 @@ struct OptimizeOptions {
   std::uint64_t seed = 1;
   bool transformer_fusion = false;  // DPOF before AutoGraph's search (CPU runtime)
   double group_budget_ms = 20;      // per fusion group measurement
+  bool group_budget_given = false;
   std::string tuning_log;           // `autograph tune`'s log, for the fused attention kernels
 };
 
@@ -164,6 +165,8 @@ int run(OptimizeOptions const& o) {
   if (o.runtime == "cpu" && o.device_given) throw Error("--device names a simulated GPU; --runtime cpu measures this machine");
   if (o.transformer_fusion && o.runtime != "cpu")
     throw Error("--transformer-fusion measures each fusion group on this machine: it needs --runtime cpu");
+  if (o.group_budget_given && !o.transformer_fusion)
+    throw Error("--group-budget times the fusion groups of --transformer-fusion; without it nothing is fused");
   if (!o.tuning_log.empty() && !o.transformer_fusion)
     throw Error("--tuning-log " + o.tuning_log + ": the tuned kernels are the fused ones; add --transformer-fusion");
   if (!o.tuning_log.empty() && !std::filesystem::is_regular_file(o.tuning_log))
@@ -426,7 +429,8 @@ autograph::cli::Register optimize_cmd{{"optimize", "optimize a model with every 
                                 app.add_option("--group-budget", o->group_budget_ms,
                                                "--transformer-fusion: milliseconds of timed runs per group measurement (at least 5 runs)")
                                     ->check(CLI::PositiveNumber)
-                                    ->capture_default_str();
+                                    ->capture_default_str()
+                                    ->each([o](std::string const&) { o->group_budget_given = true; });
                                 app.add_option("--tuning-log", o->tuning_log,
                                                "--transformer-fusion: run the fused attention kernels in the best configurations of this "
                                                "tuning log (written by `autograph tune --log`)");
