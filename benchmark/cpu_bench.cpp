@@ -10,6 +10,11 @@
 //   ios          IOS's stages (schedule::Ios), each stage latency measured on the CPU
 //   taso+nimble  TASO's search (measured on the CPU, one stream), then Nimble's streams
 //   autograph    AutoGraph's search (measured on the CPU), the measured faster of Nimble's streams and one stream
+//   autograph+dpof  the transformer's operator groups fused first by AutoGTCO's DP (DPOF) on group
+//                costs measured here (cpu/transformer_fusion.hpp), then AutoGraph's search; the
+//                fused attention kernels run the best configurations of --tuning-log (`autograph
+//                tune` writes it), the untuned default without one. Not in the default list:
+//                --configs sequential,autograph,autograph+dpof (benchmark/cpu-peers.sh --transformers)
 //
 // TASO+Nimble and AutoGraph come from cpu::run_baselines, whose searches measure on the CPU
 // and stop at --search-s. The searches report their own latencies, but those were taken at
@@ -29,20 +34,26 @@
 // prints its samples as one JSON line; "next" (or the end of input) finishes the model.
 #include <autograph/cpu/baselines.hpp>
 #include <autograph/cpu/runtime.hpp>
+#include <autograph/cpu/tuned/tuning_source.hpp>
+#include <autograph/graph/stats.hpp>
 #include <autograph/io/onnx/exporter.hpp>
 #include <autograph/models/zoo.hpp>
 #include <autograph/rules/taso_loader.hpp>
 #include <autograph/schedule/ios.hpp>
+#include <autograph/tuning/tuning_log.hpp>
 
 #include <CLI/CLI.hpp>
 #include <oneapi/dnnl/dnnl.h>  // dnnl_version(): the oneDNN this program runs with
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -59,6 +70,9 @@ struct Args {
   std::string out;
   std::string onnx_dir;
   std::string taso;          // TASO's rule file; empty: the built-in rules only
+  std::vector<std::string> configs{"sequential", "nimble", "ios", "taso+nimble", "autograph"};
+  std::string tuning_log;    // autograph+dpof: the fused attention kernels' tuning log; empty: their defaults
+  double group_budget_ms = 20;      // autograph+dpof: timed runs per fusion group measurement
   int rounds = 7;
   int runs = 30;
   int warmup = 3;
@@ -86,6 +100,8 @@ struct Prepared {
   std::size_t operators = 0;
   std::size_t streams = 0;
   std::string note;  // the search's stop reason, IOS's statistics
+  double verified_error = -1;  // normwise error against the model on the reference executor; -1: not checked (the model itself)
+  double runtime_error = -1;   // normwise error of its outputs on the CPU runtime against the first configuration's; -1: the first
   std::optional<cpu::CpuExecutable> exe;
   std::vector<double> samples;
 };
@@ -118,9 +134,22 @@ class ModelBench {
     cores_ = nimble_rt.cores();
     for (auto const& in : cpu::lower(graph_)->inputs) inputs_.push_back(Tensor::random(in.desc.shape, hash_combine(a.weight_seed, in.id)));
 
-    add("sequential", schedule::Sequential{}(graph_, seq_rt), 0, "");
-    add("nimble", schedule::Nimble{}(graph_, nimble_rt), 0, "");
+    if (wants("sequential")) add("sequential", schedule::Sequential{}(graph_, seq_rt), 0, "");
+    if (wants("nimble")) add("nimble", schedule::Nimble{}(graph_, nimble_rt), 0, "");
+    if (wants("ios")) add_ios();
+    std::vector<std::string> searched;
+    for (auto const* c : {"taso+nimble", "autograph"})
+      if (wants(c)) searched.emplace_back(c);
+    if (!searched.empty()) add_searched(searched, ro, nimble_rt, taso, std::nullopt);
+    if (wants("autograph+dpof")) add_searched({"autograph"}, ro, nimble_rt, taso, cpu::TransformerFusionOptions{.group_budget_ms = a.group_budget_ms, .weight_seed = a.weight_seed});
+    prepare_seconds_ = seconds_since(t0);
+  }
 
+ private:
+  bool wants(std::string const& c) const { return std::ranges::find(a_.configs, c) != a_.configs.end(); }
+
+  void add_ios() {
+    auto const& a = a_;
     progress(model_ + ": IOS (stage measurements of at most " + std::to_string(a.ios_budget_ms) + " ms)");
     cpu::CpuRuntime ios_rt(cpu::CpuRuntimeOptions{.warmup = 1, .budget_ms = a.ios_budget_ms, .weight_seed = a.weight_seed});
     schedule::Ios ios{.options = {.max_group_kernels = a.ios_max_group_kernels,
@@ -132,32 +161,76 @@ class ModelBench {
     progress(model_ + ": IOS took " + std::to_string(r.stats.search_seconds) + " s: " + ios_note);
     add("ios", ScheduledGraph<BuiltinOps>{std::move(r.graph), std::move(r.schedule), "ios", r.stats.search_seconds}, r.stats.search_seconds,
         ios_note);
+  }
 
-    BaselineOptions bo{.configurations = {"taso+nimble", "autograph"},
+  /// TASO+Nimble and AutoGraph, or (with `fusion`) AutoGraph after DPOF as "autograph+dpof".
+  void add_searched(std::vector<std::string> configs, cpu::CpuRuntimeOptions const& ro, cpu::CpuRuntime& nimble_rt,
+                    std::vector<rules::TasoRule<BuiltinOps>> const& taso, std::optional<cpu::TransformerFusionOptions> const& fusion) {
+    auto const& a = a_;
+    BaselineOptions bo{.configurations = std::move(configs),
                        .time_limit_s = a.search_s,
                        .progress = [&](std::string const& c) { progress(model_ + ": " + c + " (search limit " + std::to_string(a.search_s) + " s)"); },
                        .verify_progress = [&](std::string const& c) { progress(model_ + ": verifying " + c); }};
     cpu::CpuBaselineReport report;
-    for (auto& b : cpu::run_baselines(graph_, bo, ro, taso, &report)) {
+    for (auto& b : cpu::run_baselines(graph_, bo, ro, taso, &report, fusion)) {
       if (b.verification.ran && !b.verification.passed)
         throw Error(model_ + ": " + b.name + "'s graph does not compute what the model computes: " + b.verification.why);
       std::string note = b.stop_reason + "; " + std::to_string(b.rewrites.size()) + " rules applied; search-measured " +
                          std::to_string(b.latency_ms) + " ms";
+      if (fusion && report.fusion) {
+        std::string fused;
+        for (auto const& [rule, n] : report.fusion->applications) fused += (fused.empty() ? "" : ", ") + rule + " x" + std::to_string(n);
+        note = "DPOF fused " + (fused.empty() ? std::string("nothing") : fused) + " (" + std::to_string(report.fusion->groups_measured) +
+               " distinct groups measured, " + std::to_string(report.fusion->seconds) + " s); " + note +
+               (b.verification.ran ? "; normwise error against the unfused model " + std::to_string(b.verification.max_rel_error) : "");
+        b.name = "autograph+dpof";
+      }
       // AutoGraph runs with the schedule its runtime chose by measuring (Nimble's streams or one stream).
-      bool chosen = b.name == "autograph" && report.autograph_plan;
+      bool chosen = (b.name == "autograph" || b.name == "autograph+dpof") && report.autograph_plan;
       if (chosen && !report.autograph_plan->other.empty())
         note += "; " + report.autograph_plan->scheduled.policy + " schedule chosen (" + std::to_string(report.autograph_plan->chosen_ms) + " ms against " +
                 std::to_string(report.autograph_plan->other_ms) + " ms with " + report.autograph_plan->other + "'s)";
-      add(b.name, chosen ? std::move(report.autograph_plan->scheduled) : schedule::Nimble{}(b.graph, nimble_rt), b.search_seconds, note);
+      add(b.name, chosen ? std::move(report.autograph_plan->scheduled) : schedule::Nimble{}(b.graph, nimble_rt), b.search_seconds, note,
+          b.verification.ran && !b.rewrites.empty() ? b.verification.max_rel_error : -1);
     }
-    prepare_seconds_ = seconds_since(t0);
   }
 
-  /// Writes the ONNX model, the inputs and our sequential outputs for the peers.
+ public:
+  /// Runs every configuration once on the CPU runtime and compares its outputs with the first
+  /// configuration's, normwise (the reference executor checked each graph; this checks the
+  /// kernels that run it, e.g. the tiled fused attention in its tuned configuration).
+  /// @throws Error naming the configuration and output beyond `tolerance`.
+  void check_runtime_outputs(double tolerance) {
+    auto first = configs_.front().exe->run(inputs_);
+    for (std::size_t c = 1; c < configs_.size(); ++c) {
+      auto got = configs_[c].exe->run(inputs_);
+      double worst = 0;
+      for (std::size_t i = 0; i < first.size(); ++i) {
+        double diff = 0, norm = 0;
+        auto a = got[i].data(), b = first[i].data();
+        for (std::size_t k = 0; k < b.size(); ++k) diff += (double(a[k]) - b[k]) * (double(a[k]) - b[k]), norm += double(b[k]) * b[k];
+        worst = std::max(worst, std::sqrt(diff) / std::max(std::sqrt(norm), 1e-30));
+      }
+      configs_[c].runtime_error = worst;
+      if (!(worst <= tolerance))
+        throw Error(model_ + ": " + configs_[c].name + "'s outputs on the CPU runtime differ from " + configs_.front().name + "'s by " + std::to_string(worst) +
+                    " (normwise; at most " + std::to_string(tolerance) + ")");
+    }
+    for (auto& c : configs_) c.exe->write_inputs(inputs_);
+  }
+
+  /// Writes the ONNX model, the inputs and our first configuration's outputs (sequential's, when
+  /// it runs) for the peers, and the model's parameter count (PyTorch's own modules are checked
+  /// against it).
   void export_for_peers(std::filesystem::path const& dir) {
     std::filesystem::create_directories(dir);
     export_onnx(graph_, dir / (model_ + ".onnx"), {.graph_name = model_});
-    json io{{"model", model_}, {"onnx", model_ + ".onnx"}, {"inputs", json::array()}, {"outputs", json::array()}};
+    json io{{"model", model_},
+            {"onnx", model_ + ".onnx"},
+            {"parameters", trainable_parameters(graph_)},
+            {"outputs_from", configs_.front().name},
+            {"inputs", json::array()},
+            {"outputs", json::array()}};
     auto const& lowered = configs_.front().exe->graph();
     for (std::size_t i = 0; i < inputs_.size(); ++i) {
       std::string file = model_ + ".in" + std::to_string(i) + ".bin";
@@ -201,7 +274,9 @@ class ModelBench {
                    {"search_seconds", c.search_seconds},
                    {"operators", c.operators},
                    {"streams", c.streams},
-                   {"note", c.note}});
+                   {"note", c.note},
+                   {"verified_normwise_error", c.verified_error < 0 ? json(nullptr) : json(c.verified_error)},
+                   {"runtime_vs_first_normwise_error", c.runtime_error < 0 ? json(nullptr) : json(c.runtime_error)}});
     return r;
   }
   std::string const& model() const { return model_; }
@@ -210,8 +285,9 @@ class ModelBench {
   int cores() const { return cores_; }
 
  private:
-  void add(std::string name, ScheduledGraph<BuiltinOps> sg, double search_seconds, std::string note) {
+  void add(std::string name, ScheduledGraph<BuiltinOps> sg, double search_seconds, std::string note, double verified_error = -1) {
     Prepared p;
+    p.verified_error = verified_error;
     p.name = std::move(name);
     p.search_seconds = search_seconds;
     p.operators = operator_count_of(sg.graph);
@@ -238,12 +314,18 @@ class ModelBench {
 int run(Args const& a) {
   std::vector<rules::TasoRule<BuiltinOps>> taso;
   if (!a.taso.empty()) taso = rules::load_taso_rules<BuiltinOps>(a.taso);
+  if (!a.tuning_log.empty()) {
+    if (!std::filesystem::is_regular_file(a.tuning_log)) throw Error("--tuning-log " + a.tuning_log + ": no such file (`autograph tune --log` writes one)");
+    // Before anything is prepared: DPOF's group costs and the timed runs use the tuned kernels.
+    cpu::tuned::use_tuning_log(std::make_shared<tuning::TuningLog>(tuning::TuningLog::open(a.tuning_log)), cpu::cpu_model_name());
+  }
   json all = json::array();
   json meta;
   for (auto const& m : a.models) {
     ModelBench b(m, a, taso);
     progress(m + ": prepared in " + std::to_string(b.prepare_seconds()) + " s");
     for (auto const& f : b.fallbacks()) progress(m + ": " + f + " runs on its reference kernel");
+    b.check_runtime_outputs(1e-4);
     if (!a.onnx_dir.empty()) b.export_for_peers(a.onnx_dir);
     if (a.serve) {
       std::cout << json{{"ready", m}}.dump() << std::endl;
@@ -270,6 +352,9 @@ int run(Args const& a) {
     meta["search_s"] = a.search_s;
     meta["ios_budget_ms"] = a.ios_budget_ms;
     meta["taso_rules"] = a.taso.empty() ? "built-in only" : a.taso;
+    meta["configs"] = a.configs;
+    meta["tuning_log"] = a.tuning_log.empty() ? json(nullptr) : json(a.tuning_log);
+    meta["group_budget_ms"] = a.group_budget_ms;
     auto tmp = a.out + ".tmp";
     std::ofstream(tmp) << json{{"meta", meta}, {"results", all}}.dump(2) << "\n";
     std::filesystem::rename(tmp, a.out);
@@ -287,6 +372,11 @@ int main(int argc, char** argv) {
   app.add_option("--out", a.out, "write the results as JSON here");
   app.add_option("--onnx-dir", a.onnx_dir, "write each model's ONNX, inputs and our outputs here, for the peers");
   app.add_option("--taso", a.taso, "TASO's rule file (graph_subst.pb) for the searches");
+  std::string configs;
+  app.add_option("--configs", configs, "comma-separated configurations: sequential, nimble, ios, taso+nimble, autograph, autograph+dpof "
+                                       "(default: the first five)");
+  app.add_option("--tuning-log", a.tuning_log, "autograph+dpof: the fused attention kernels' tuning log (`autograph tune --log`)");
+  app.add_option("--group-budget-ms", a.group_budget_ms, "autograph+dpof: timed runs per fusion group measurement, ms")->check(CLI::PositiveNumber);
   app.add_option("--rounds", a.rounds, "interleaved rounds (without --serve)")->check(CLI::PositiveNumber);
   app.add_option("--runs", a.runs, "timed runs per configuration per round")->check(CLI::PositiveNumber);
   app.add_option("--round-budget-ms", a.round_budget_ms, "stop a configuration's timed runs in a round after this many ms (at least 5 runs); 0: no limit")
@@ -316,6 +406,22 @@ int main(int argc, char** argv) {
       }
     }
     for (auto const& m : a.models) (void)models::model_info(m);  // unknown names fail before any work
+    if (!configs.empty()) {
+      a.configs.clear();
+      std::vector<std::string> const known{"sequential", "nimble", "ios", "taso+nimble", "autograph", "autograph+dpof"};
+      for (std::size_t p = 0; p <= configs.size();) {
+        auto q = configs.find(',', p);
+        if (q == std::string::npos) q = configs.size();
+        if (q > p) {
+          auto c = configs.substr(p, q - p);
+          if (std::ranges::find(known, c) == known.end())
+            throw Error("--configs: unknown configuration '" + c + "' (known: sequential, nimble, ios, taso+nimble, autograph, autograph+dpof)");
+          a.configs.push_back(c);
+        }
+        p = q + 1;
+      }
+      if (a.configs.empty()) throw Error("--configs '" + configs + "' names no configuration");
+    }
     return run(a);
   } catch (std::exception const& e) {
     std::cerr << "cpu_bench: " << e.what() << "\n";

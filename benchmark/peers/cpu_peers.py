@@ -8,6 +8,12 @@ systems' order rotating each round: our process times one round of its configura
 each peer (ort-seq, ort-par, torch-eager, torch-script) runs in a fresh process that loads the
 model, warms up and times. A system's latency is the median of all its samples over the
 rounds. Writes <out>.json and <out>.md.
+
+--configs chooses our configurations (cpu_bench --configs); the last one is the headline the
+ratios compare against. --torch-native runs PyTorch's own modules of the architecture
+(torch_bench.py --native: torchvision's ViTs, detr_torch.py's DETR) instead of the module
+translated from our ONNX file; they are checked by parameter count and output shapes, not
+values (their random weights are not ours). benchmark/cpu-peers.sh --transformers sets both.
 """
 
 import argparse
@@ -21,9 +27,9 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OURS = ["sequential", "nimble", "ios", "taso+nimble", "autograph"]
+OURS = ["sequential", "nimble", "ios", "taso+nimble", "autograph"]  # the default --configs
 PEERS = ["ort-seq", "ort-par", "torch-eager", "torch-script"]
-TITLES = {"sequential": "ours sequential", "nimble": "Nimble", "ios": "IOS", "taso+nimble": "TASO+Nimble", "autograph": "AutoGraph",
+TITLES = {"sequential": "ours sequential", "nimble": "Nimble", "ios": "IOS", "taso+nimble": "TASO+Nimble", "autograph": "AutoGraph", "autograph+dpof": "AutoGraph + DPOF + tuned",
           "ort-seq": "ort sequential", "ort-par": "ort parallel", "torch-eager": "torch eager", "torch-script": "TorchScript"}
 
 
@@ -39,7 +45,7 @@ def peer_command(system, manifest, a, check=False):
         return cmd + (["--write-outputs"] if check else [])
     mode = "eager" if system == "torch-eager" else "torchscript"
     cmd = ["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), manifest, mode, str(a.cores), str(a.runs), str(a.warmup), budget]
-    return cmd + (["--check"] if check else [])
+    return cmd + (["--check"] if check else []) + (["--native"] if a.torch_native else [])
 
 
 def run_peer(system, manifest, a, check=False):
@@ -69,7 +75,14 @@ def bench_model(model, a):
     cmd = [a.cpu_bench, "--models", model, "--serve", "--onnx-dir", a.work, "--out", os.path.join(a.work, f"{model}.ours.json"),
            "--runs", str(a.runs), "--warmup", str(a.warmup), "--search-s", str(a.search_s), "--ios-budget-ms", str(a.ios_budget_ms),
            "--ios-max-states", str(a.ios_max_states), "--ios-max-group-kernels", str(a.ios_max_group_kernels),
-           "--round-budget-ms", str(int(a.budget_ms))]
+           "--round-budget-ms", str(int(a.budget_ms)), "--configs", ",".join(a.configs), "--group-budget-ms", str(a.group_budget_ms)]
+    if a.tuning_logs:
+        log_path = a.tuning_logs.replace("{model}", model)
+        if os.path.exists(log_path):
+            cmd += ["--tuning-log", log_path]
+            res["tuning_log"] = log_path
+        else:
+            log(f"{model}: no tuning log {log_path}: the fused attention runs its untuned default")
     if a.taso:
         cmd += ["--taso", a.taso]
     # Our runtime gives each stream its own OpenMP team; libgomp's default wait policy keeps an
@@ -98,7 +111,17 @@ def bench_model(model, a):
             res["errors"]["ort"] = f"outputs differ from ours by {worst:.3g} (normwise)"
         else:
             systems += ["ort-seq", "ort-par"]
-    if "ort" not in res["errors"]:
+    if a.torch_native:  # PyTorch's own module: its checks do not need onnxruntime's outputs
+        out, err = run_peer("torch-eager", manifest, a, check=True)
+        if err:
+            res["errors"]["torch"] = err
+        else:
+            res["checks"]["torch_parameters"] = [out["parameters_ours"], out["parameters_torch"]]
+            if "position_encoding_max_abs_diff" in out:
+                res["checks"]["torch_position_encoding"] = out["position_encoding_max_abs_diff"]
+            log(f"{model}: parameters: ours {out['parameters_ours']:,}, PyTorch's module {out['parameters_torch']:,}")
+            systems += ["torch-eager", "torch-script"]
+    elif "ort" not in res["errors"]:
         out, err = run_peer("torch-eager", manifest, a, check=True)
         if err:
             res["errors"]["torch"] = err
@@ -163,43 +186,60 @@ def ratio(a, b):
 
 
 def markdown(results, env):
+    ours = env["configs"]
+    head = ours[-1]  # the headline configuration: the ratios compare the others with it
     lines = [f"# CPU benchmark, {env['date']}", "",
              f"- CPU: {env['cpu']} ({env.get('cpu_identity', '?')}), {env['cores']} cores (`/proc/cpuinfo`, `nproc`)",
              f"- oneDNN {env['onednn']} (ours), onnxruntime-node {env.get('ort', '?')}, PyTorch {env.get('torch', '?')} (Debian), {env['compiler']}",
              f"- Load: `uptime` before: {env['load_before']}; after: {env['load_after']}; highest 1-minute load after a round: {env['load_peak']:.1f}. {env['load_note']}",
              f"- Batch 1, the zoo's published resolution, random weights. {env['rounds']} interleaved rounds; per round each system "
              f"{env['runs']} timed runs (or {env['budget_ms']:.0f} ms, at least 5) after {env['warmup']} warm-up runs. Median of all samples, ms.",
-             f"- Searches: TASO and AutoGraph a time limit of {env['search_s']:.0f} s each (checked between steps: they run over it); "
-             f"IOS capped to fit the run: at most {env['ios_r']} kernels per group (r), the cores' count of groups per stage (s), "
-             f"{env['ios_max_states']} DP states per block, each stage measured for ≤ {env['ios_budget_ms']:.0f} ms (at least 5 runs); "
-             f"TASO rules: {env['taso']}.",
+             f"- Searches: {'TASO and ' if 'taso+nimble' in ours else ''}AutoGraph a time limit of {env['search_s']:.0f} s each "
+             "(checked between steps: they run over it); "
+             + (f"IOS capped to fit the run: at most {env['ios_r']} kernels per group (r), the cores' count of groups per stage (s), "
+                f"{env['ios_max_states']} DP states per block, each stage measured for ≤ {env['ios_budget_ms']:.0f} ms (at least 5 runs); "
+                if "ios" in ours else "")
+             + f"TASO rules: {env['taso']}.",
              f"- Every process ran with `{env['omp_wait'].strip()}` (libgomp, ours and PyTorch's: idle threads spin briefly, then sleep; "
              "libgomp's default 3 ms spin starves concurrent streams, no spin costs a wake-up per kernel; onnxruntime has its own pool).",
-             f"- Code: autograph {env['commit']}. Whole run: {env['seconds'] / 60:.1f} min.", "",
-             "| model | " + " | ".join(TITLES[c] for c in OURS + PEERS) + " | AutoGraph vs " + " | vs ".join(TITLES[c] for c in OURS[:-1] + PEERS) + " |",
-             "|---" * (1 + len(OURS) + len(PEERS) + len(OURS) - 1 + len(PEERS)) + "|"]
+             f"- Code: autograph {env['commit']}. Whole run: {env['seconds'] / 60:.1f} min.",
+             *([f"- {env['note']}"] if env.get("note") else []),
+             *([f"- AutoGraph + DPOF + tuned: DPOF's group costs measured with {env['group_budget_ms']:.0f} ms of runs each; "
+                f"tuning logs: {env['tuning_logs'] or 'none (the untuned defaults)'}."] if "autograph+dpof" in ours else []),
+             *(["- PyTorch runs its own modules of each architecture (torchvision's vit_b_16/vit_l_16, benchmark/peers/detr_torch.py), "
+                "with PyTorch's random weights: checked by parameter count and output shapes, not values."] if env.get("torch_native") else []),
+             "",
+             "| model | " + " | ".join(TITLES[c] for c in ours + PEERS) + f" | {TITLES[head]} vs " + " | vs ".join(TITLES[c] for c in ours[:-1] + PEERS) + " |",
+             "|---" * (1 + len(ours) + len(PEERS) + len(ours) - 1 + len(PEERS)) + "|"]
     for r in results:
-        lat = {c: r["ours"][c]["median_ms"] for c in OURS if c in r["ours"]}
+        lat = {c: r["ours"][c]["median_ms"] for c in ours if c in r["ours"]}
         lat.update({s: v["median_ms"] for s, v in r["peers"].items()})
-        ag = lat.get("autograph")
-        cells = [f"{lat[c]:.2f}" if c in lat else "—" for c in OURS + PEERS]
-        ratios = [ratio(ag, lat.get(c)) for c in OURS[:-1] + PEERS]
+        ag = lat.get(head)
+        cells = [f"{lat[c]:.2f}" if c in lat else "—" for c in ours + PEERS]
+        ratios = [ratio(ag, lat.get(c)) for c in ours[:-1] + PEERS]
         lines.append(f"| {r['model']} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
-    lines += ["", "Ratios are the other system's latency over AutoGraph's (> 1: AutoGraph is faster).", "",
-              "| model | search s (IOS / TASO / AutoGraph) | model s (all) | ort vs ours | torch vs ort | left out |", "|---|---|---|---|---|---|"]
+    searched = [c for c in ("ios", "taso+nimble", "autograph", "autograph+dpof") if c in ours]
+    torch_check = "torch parameters (ours / PyTorch's)" if env.get("torch_native") else "torch vs ort"
+    lines += ["", f"Ratios are the other system's latency over {TITLES[head]}'s (> 1: {TITLES[head]} is faster).", "",
+              f"| model | search s ({' / '.join(TITLES[c] for c in searched)}) | model s (all) | ort vs ours | {torch_check} | left out |",
+              "|---|---|---|---|---|---|"]
     for r in results:
-        s = " / ".join(f"{r['ours'][c]['search_seconds']:.0f}" for c in ("ios", "taso+nimble", "autograph") if c in r["ours"])
+        s = " / ".join(f"{r['ours'][c]['search_seconds']:.0f}" for c in searched if c in r["ours"])
         ch = r["checks"]
         fmt = lambda k: f"{ch[k]:.1e}" if k in ch else "—"  # noqa: E731
+        tc = (f"{ch['torch_parameters'][0]:,} / {ch['torch_parameters'][1]:,}" if "torch_parameters" in ch else "—") if env.get("torch_native") else fmt("torch_vs_ort")
         errs = "; ".join(f"{k}: {v}" for k, v in r["errors"].items()) or "none"
-        lines.append(f"| {r['model']} | {s} | {r['seconds']:.0f} | {fmt('ort_vs_ours')} | {fmt('torch_vs_ort')} | {errs} |")
-    lines += ["", "Our configurations' notes (search stop reasons, IOS statistics):", ""]
+        lines.append(f"| {r['model']} | {s} | {r['seconds']:.0f} | {fmt('ort_vs_ours')} | {tc} | {errs} |")
+    lines += ["", "Our configurations' notes (search stop reasons, IOS statistics, DPOF's fusions and the fused graph's check):", ""]
     for r in results:
-        for c in OURS:
+        for c in ours:
             if c in r["ours"] and r["ours"][c].get("reference_kernels"):
                 lines.append(f"- {r['model']} {c}: ops on their reference kernels: {', '.join(r['ours'][c]['reference_kernels'])}")
             if c in r["ours"] and r["ours"][c].get("note"):
                 lines.append(f"- {r['model']} {c}: {r['ours'][c]['note']} ({r['ours'][c]['operators']} operators, {r['ours'][c]['streams']} streams)")
+            if c in r["ours"] and r["ours"][c].get("runtime_vs_first_normwise_error") is not None:
+                lines.append(f"- {r['model']} {c}: its outputs on the CPU runtime against {ours[0]}'s: normwise error "
+                             f"{r['ours'][c]['runtime_vs_first_normwise_error']:.1e}")
     return "\n".join(lines) + "\n"
 
 
@@ -218,9 +258,15 @@ def main():
     p.add_argument("--ios-max-states", type=int, default=300)
     p.add_argument("--ios-max-group-kernels", type=int, default=2)
     p.add_argument("--taso", default="")
+    p.add_argument("--configs", default=",".join(OURS), help="our configurations (cpu_bench --configs); the last is the headline")
+    p.add_argument("--tuning-logs", default="", help="autograph+dpof: the tuning log per model, {model} replaced by its name; missing: defaults")
+    p.add_argument("--group-budget-ms", type=float, default=20, help="autograph+dpof: timed runs per fusion group measurement")
+    p.add_argument("--torch-native", action="store_true", help="PyTorch's own modules (torchvision ViTs, detr_torch.py) instead of our ONNX's translation")
+    p.add_argument("--note", default="", help="a line for the results' header (e.g. why the run was reduced)")
     p.add_argument("--tolerance", type=float, default=1e-4)
     p.add_argument("--peer-timeout", type=float, default=300)
     a = p.parse_args()
+    a.configs = [c for c in a.configs.split(",") if c]
     a.cores = len(os.sched_getaffinity(0))
     # Every libgomp process (ours, PyTorch; onnxruntime has its own thread pool) spins briefly
     # before its idle threads sleep, as the autograph tool does (include/autograph/cpu/openmp_wait.hpp):
@@ -247,7 +293,8 @@ def main():
                               "OpenMP teams, onnxruntime's pool) as well as other processes; the rounds interleave the systems so "
                               "that any outside load falls on all of them alike.") if high else "The machine was otherwise quiet.",
                 "rounds": a.rounds, "runs": a.runs, "warmup": a.warmup, "budget_ms": a.budget_ms, "search_s": a.search_s,
-                "ios_budget_ms": a.ios_budget_ms, "ios_max_states": a.ios_max_states, "ios_r": a.ios_max_group_kernels, "taso": a.taso or "built-in only",
+                "configs": a.configs, "tuning_logs": a.tuning_logs, "group_budget_ms": a.group_budget_ms, "torch_native": a.torch_native,
+                "note": a.note, "ios_budget_ms": a.ios_budget_ms, "ios_max_states": a.ios_max_states, "ios_r": a.ios_max_group_kernels, "taso": a.taso or "built-in only",
                 "seconds": time.time() - t0, "python": platform.python_version(), "cpu_identity": cpu_identity(),
                 "omp_wait": (f"OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}" if "OMP_WAIT_POLICY" in os.environ else "")
                 + (f" GOMP_SPINCOUNT={os.environ['GOMP_SPINCOUNT']}" if "GOMP_SPINCOUNT" in os.environ else ""),

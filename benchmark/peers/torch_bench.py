@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """PyTorch on one model that cpu_bench wrote: one process of benchmark/cpu-peers.sh's rounds.
 
-  /usr/bin/python3 torch_bench.py <dir>/<model>.io.json eager|torchscript <threads> <runs> <warmup> <budget_ms> [--check]
+  /usr/bin/python3 torch_bench.py <dir>/<model>.io.json eager|torchscript <threads> <runs> <warmup> <budget_ms> [--check] [--native]
 
 The module is built FROM THE ONNX FILE our exporter wrote: each ONNX node becomes one call
 of torch / torch.nn.functional in a generated forward() (straight-line Python, so
@@ -10,6 +10,13 @@ runs the same architecture with the same weights on the same inputs as onnxrunti
 
   eager        module(*inputs) under torch.inference_mode()
   torchscript  torch.jit.freeze(torch.jit.trace(module.eval(), inputs)), under inference_mode
+
+--native (benchmark/cpu-peers.sh --transformers) runs PyTorch's own module of the architecture
+instead: torchvision's vit_b_16 / vit_l_16, and detr_torch.py's DETR for detr_r50_e3/e6/e12, with
+PyTorch's random initialization (their weights are not ours, so their outputs are not compared
+with onnxruntime's). --check then compares the module's parameter count with the zoo model's
+(the manifest's "parameters"), its output shapes with ours, and for DETR its constant position
+encoding with our ONNX file's; it prints both counts and exits 2 on a mismatch.
 
 Prints one JSON line: {"samples": [ms, ...], "setup_ms": ..., "version": ...}. Timing stops
 after <runs> runs or once they sum to <budget_ms> (after at least 5). --check compares the
@@ -235,12 +242,51 @@ class Codegen:
         return scope["Net"](consts).eval()
 
 
+def native_module(io, d):
+    """PyTorch's own module of the manifest's model (see --native), in eval mode."""
+    import torchvision
+    model = io["model"]
+    if model in ("vit_b_16", "vit_l_16"):
+        side = io["inputs"][0]["shape"][-1]
+        return getattr(torchvision.models, model)(weights=None, image_size=side).eval()
+    if model in ("detr_r50_e3", "detr_r50_e6", "detr_r50_e12"):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import detr_torch
+        return detr_torch.Detr(tuple(io["inputs"][0]["shape"][2:]), encoder_layers=int(model.rsplit("_e", 1)[1])).eval()
+    sys.exit(f"torch_bench: --native: no PyTorch module of {model} here (known: vit_b_16, vit_l_16, detr_r50_e3/e6/e12)")
+
+
+def native_checks(net, io, d, outs):
+    """Parameter counts, output shapes and (DETR) the position encoding against ours; the failures' list."""
+    ours, theirs = io.get("parameters"), sum(p.numel() for p in net.parameters())
+    result = {"parameters_ours": ours, "parameters_torch": theirs}
+    print(f"torch_bench: {io['model']}: parameters: ours {ours:,}, PyTorch's module {theirs:,}", file=sys.stderr)
+    failed = [] if ours == theirs else [f"parameter counts differ: ours {ours}, PyTorch's {theirs}"]
+    for k, (o, want) in enumerate(zip(outs, io["outputs"])):
+        if list(o.shape) != want["shape"]:
+            failed.append(f"output {k} has shape {list(o.shape)}, ours {want['shape']}")
+    if len(outs) != len(io["outputs"]):
+        failed.append(f"{len(outs)} outputs, ours {len(io['outputs'])}")
+    if hasattr(net, "pos"):
+        model = onnx.load(os.path.join(d, io["onnx"]))
+        pos = [numpy_helper.to_array(i) for i in model.graph.initializer if "position_embedding" in i.name]
+        if len(pos) != 1:
+            failed.append("our ONNX file has no single position_embedding initializer to compare")
+        else:
+            err = float(np.abs(pos[0].reshape(-1) - net.pos.numpy().reshape(-1)).max())
+            result["position_encoding_max_abs_diff"] = err
+            if err > 1e-5:
+                failed.append(f"position encodings differ by up to {err:.3g}")
+    return result, failed
+
+
 def main():
     if len(sys.argv) < 7:
         sys.exit(__doc__)
     manifest, mode, threads, runs, warmup, budget = sys.argv[1:7]
     threads, runs, warmup, budget = int(threads), int(runs), int(warmup), float(budget)
     check = "--check" in sys.argv[7:]
+    native = "--native" in sys.argv[7:]
     if mode not in ("eager", "torchscript"):
         sys.exit(f"torch_bench: mode must be eager or torchscript, got '{mode}'")
     torch.set_num_threads(threads)
@@ -248,8 +294,8 @@ def main():
     with open(manifest) as f:
         io = json.load(f)
     t0 = time.perf_counter()
-    gen = Codegen(onnx.load(os.path.join(d, io["onnx"])))
-    net = gen.module()
+    module = native_module(io, d) if native else Codegen(onnx.load(os.path.join(d, io["onnx"]))).module()
+    net = module  # the frozen TorchScript below keeps no parameters to count: the checks read `module`
     inputs = [torch.from_numpy(np.fromfile(os.path.join(d, i["file"]), dtype=np.float32).reshape(i["shape"])) for i in io["inputs"]]
     with torch.inference_mode():
         if mode == "torchscript":
@@ -265,8 +311,15 @@ def main():
             samples.append((time.perf_counter() - t) * 1e3)
         if out is None:
             out = net(*inputs)
-    result = {"samples": samples, "setup_ms": setup_ms, "version": torch.__version__}
-    if check:
+    result = {"samples": samples, "setup_ms": setup_ms, "version": torch.__version__, "native": native}
+    if check and native:
+        outs = out if isinstance(out, tuple) else (out,)
+        checks, failed = native_checks(module, io, d, outs)
+        result.update(checks)
+        if failed:
+            print(json.dumps(result))
+            sys.exit("torch_bench: " + "; ".join(failed))
+    elif check:
         outs = out if isinstance(out, tuple) else (out,)
         worst = 0.0
         for k, o in enumerate(outs):

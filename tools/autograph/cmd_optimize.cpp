@@ -7,7 +7,15 @@
 //   autograph optimize --model resnet50 --batch 8 --resolution 160
 //   autograph optimize model.onnx --input x=1x3x640x640 -o out.onnx --report r.json
 //   autograph optimize --model bert --taso ../shared/data/taso/graph_subst.pb --configs taso,autograph
+//   autograph optimize --model vit_b_16 --runtime cpu --transformer-fusion [--tuning-log autograph-tuning.jsonl]
+//
+// --transformer-fusion (CPU runtime): AutoGraph's configuration first fuses the transformer's
+// operator groups by AutoGTCO's DP (DPOF) over group costs measured on this CPU, then searches
+// from the fused graph (cpu/transformer_fusion.hpp); --tuning-log gives the fused attention
+// kernels the configurations `autograph tune` found (cpu/tuned/tuning_source.hpp).
 #include <autograph/cpu/baselines.hpp>
+#include <autograph/cpu/tuned/fused_attention_problem.hpp>
+#include <autograph/cpu/tuned/tuning_source.hpp>
 #include <autograph/graph/weights.hpp>
 #include <autograph/io/dot.hpp>
 #include <autograph/io/onnx/exporter.hpp>
@@ -15,16 +23,21 @@
 #include <autograph/models/zoo.hpp>
 #include <autograph/rules/taso_loader.hpp>
 #include <autograph/experiments/baselines.hpp>
+#include <autograph/tuning/best_logged.hpp>
+#include <autograph/tuning/tuning_log.hpp>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include "command.hpp"
 #include "device_arg.hpp"
@@ -54,7 +67,27 @@ struct OptimizeOptions {
   bool no_verify = false;
   bool rule_report = false;         // per-rule matches, rewrites, applications and time
   std::uint64_t seed = 1;
+  bool transformer_fusion = false;  // DPOF before AutoGraph's search (CPU runtime)
+  double group_budget_ms = 20;      // per fusion group measurement
+  bool group_budget_given = false;
+  std::string tuning_log;           // `autograph tune`'s log, for the fused attention kernels
 };
+
+/// How many of `g`'s fused attention nodes find a tuned configuration in `log` for `device`
+/// (the CPU runtime runs the best logged one of each; the others run the untuned default).
+std::pair<std::size_t, std::size_t> tuned_attention_nodes(Graph<> const& g, tuning::TuningLog const& log, std::string const& device) {
+  std::size_t nodes = 0, tuned = 0;
+  for (NodeId id : g.node_ids()) {
+    auto const* op = g[id].op.template get_if<FusedAttention>();
+    if (!op) continue;
+    ++nodes;
+    std::vector<TensorDesc> in;
+    for (Value v : g[id].inputs) in.push_back(g[v.node].outputs[v.port]);
+    if (auto [problem, why_not] = cpu::tuned::attention_problem_of(*op, in); problem)
+      tuned += tuning::best_logged<cpu::tuned::Attention>(log, device, *problem).has_value();
+  }
+  return {nodes, tuned};
+}
 
 /// "taso,,autograph" -> {taso, autograph}. Names are checked against the known configurations
 /// here, before anything is loaded: an empty list ("," or "") would run nothing.
@@ -130,6 +163,14 @@ int run(OptimizeOptions const& o) {
   if (o.runtime != "sim" && o.runtime != "cpu")
     throw Error("--runtime " + o.runtime + ": known runtimes are 'sim' (a simulated GPU) and 'cpu' (measured on this machine); the CUDA runtime runs through benchmark/gpu_bench on a GPU machine");
   if (o.runtime == "cpu" && o.device_given) throw Error("--device names a simulated GPU; --runtime cpu measures this machine");
+  if (o.transformer_fusion && o.runtime != "cpu")
+    throw Error("--transformer-fusion measures each fusion group on this machine: it needs --runtime cpu");
+  if (o.group_budget_given && !o.transformer_fusion)
+    throw Error("--group-budget times the fusion groups of --transformer-fusion; without it nothing is fused");
+  if (!o.tuning_log.empty() && !o.transformer_fusion)
+    throw Error("--tuning-log " + o.tuning_log + ": the tuned kernels are the fused ones; add --transformer-fusion");
+  if (!o.tuning_log.empty() && !std::filesystem::is_regular_file(o.tuning_log))
+    throw Error("--tuning-log " + o.tuning_log + ": no such file (`autograph tune --model M --log " + o.tuning_log + "` writes one)");
   if (o.model.empty() == o.onnx_file.empty()) throw Error("give exactly one of --model NAME or an ONNX file");
   if (!o.model.empty() && !o.inputs.empty())
     throw Error("--input fixes an ONNX file's input shapes; a built-in model takes --batch and --resolution");
@@ -141,6 +182,14 @@ int run(OptimizeOptions const& o) {
   if (o.configs) bo.configurations = parse_configs(*o.configs);
   auto input_shapes = cli::parse_input_shapes(o.inputs);
   for (OutputFile const* f : {&o.report, &o.dot, &o.output}) f->check();
+  if (o.transformer_fusion && std::ranges::find(bo.configurations, std::string("autograph")) == bo.configurations.end())
+    throw Error("--transformer-fusion fuses before AutoGraph's search: --configs must include autograph");
+  std::shared_ptr<tuning::TuningLog> tuning_log;
+  if (!o.tuning_log.empty()) {
+    // Before any measurement: the fusion's group costs are then those of the tuned kernels.
+    tuning_log = std::make_shared<tuning::TuningLog>(tuning::TuningLog::open(o.tuning_log));
+    cpu::tuned::use_tuning_log(tuning_log, cpu::cpu_model_name());
+  }
 
   Phases phases;
   // The rules first: a bad rule file is found in a second, not after a long import.
@@ -180,6 +229,7 @@ int run(OptimizeOptions const& o) {
   std::string device_name, runtime_kind;
   double measuring_seconds = -1;  // CPU runtime: seconds spent measuring
   std::optional<cpu::CpuPlan<BuiltinOps>> cpu_plan;  // CPU runtime: AutoGraph's schedule, chosen by measuring
+  std::optional<cpu::TransformerFusionResult> fusion_report;  // --transformer-fusion: what DPOF fused
   if (o.runtime == "cpu") {
     cpu::CpuRuntime probe;
     device_name = cpu::cpu_model_name() + ", " + std::to_string(probe.cores()) + " cores";
@@ -187,9 +237,12 @@ int run(OptimizeOptions const& o) {
     // Each latency the searches compare is a median of up to 50 runs, at most ~1 s of runs
     // (a search's first measurements of a model show whether that is 5 runs or 50).
     cpu::CpuBaselineReport report;
-    results = cpu::run_baselines(g, bo, {.budget_ms = 1000}, taso, &report);
+    std::optional<cpu::TransformerFusionOptions> fusion;
+    if (o.transformer_fusion) fusion = cpu::TransformerFusionOptions{.group_budget_ms = o.group_budget_ms, .weight_seed = o.seed};
+    results = cpu::run_baselines(g, bo, {.budget_ms = 1000}, taso, &report, fusion);
     measuring_seconds = report.measuring_seconds;
     cpu_plan = std::move(report.autograph_plan);
+    fusion_report = std::move(report.fusion);
   } else {
     DeviceSpec const& device = cli::device_arg(o.device);
     device_name = device.name;
@@ -226,6 +279,21 @@ int run(OptimizeOptions const& o) {
     else
       std::printf("autograph runs with %s's schedule: measured %.4f ms against %.4f ms with %s's (interleaved medians)\n",
                   cpu_plan->scheduled.policy.c_str(), cpu_plan->chosen_ms, cpu_plan->other_ms, cpu_plan->other.c_str());
+  }
+  std::pair<std::size_t, std::size_t> attention_tuned{0, 0};  // fused attention nodes, of which tuned
+  if (fusion_report) {
+    auto const& f = *fusion_report;
+    std::printf("autograph fused the transformer first (DPOF, %zu round%s, group costs measured on this CPU): %s; %zu distinct groups measured in %.2f s, fusion %.2f s in all\n",
+                f.rounds, f.rounds == 1 ? "" : "s", rewrites_text(f.applications).c_str(), f.groups_measured, f.measuring_seconds, f.seconds);
+    if (tuning_log) {
+      attention_tuned = tuned_attention_nodes(results.back().graph, *tuning_log, cpu::cpu_model_name());
+      std::printf("tuned kernels: %zu of %zu fused attention nodes run the best configuration of %s (%zu records); the others run the default\n",
+                  attention_tuned.second, attention_tuned.first, o.tuning_log.c_str(), tuning_log->records().size());
+    }
+    auto const& v = results.back().verification;
+    if (v.ran)
+      std::printf("autograph's fused graph against the model on the reference executor: normwise error %.2e (limit %.0e)%s\n", v.max_rel_error,
+                  std::min(bo.tolerance, cpu::fused_graph_tolerance), v.passed ? "" : " FAILED");
   }
   for (auto const& r : results)
     if (!r.left_out.empty()) {
@@ -299,6 +367,16 @@ int run(OptimizeOptions const& o) {
     for (auto const& [name, sec] : phases.spent) j["phases"].push_back({{"name", name}, {"seconds", sec}});
     j["total_seconds"] = phases.total();
     if (measuring_seconds >= 0) j["measuring_seconds"] = measuring_seconds;
+    if (fusion_report)
+      j["transformer_fusion"] = {{"applications", fusion_report->applications},
+                                 {"rounds", fusion_report->rounds},
+                                 {"groups_measured", fusion_report->groups_measured},
+                                 {"measuring_seconds", fusion_report->measuring_seconds},
+                                 {"seconds", fusion_report->seconds},
+                                 {"verification_tolerance", std::min(bo.tolerance, cpu::fused_graph_tolerance)},
+                                 {"tuning_log", o.tuning_log.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.tuning_log)},
+                                 {"attention_nodes", attention_tuned.first},
+                                 {"attention_nodes_tuned", attention_tuned.second}};
     if (cpu_plan) {
       auto ms = [](double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); };
       j["autograph_schedule"] = {{"chosen", cpu_plan->scheduled.policy}, {"chosen_ms", ms(cpu_plan->chosen_ms)},
@@ -345,6 +423,17 @@ autograph::cli::Register optimize_cmd{{"optimize", "optimize a model with every 
                                     ->capture_default_str();
                                 app.add_option("--seed", o->seed, "seed of the random weights and inputs")->check(autograph::cli::seed_value)->capture_default_str();
                                 app.add_flag("--no-verify", o->no_verify, "skip checking optimized graphs on the reference executor");
+                                app.add_flag("--transformer-fusion", o->transformer_fusion,
+                                             "cpu: before AutoGraph's search, fuse attention, matmul+bias+GELU and add+LayerNorm groups by "
+                                             "AutoGTCO's DP (DPOF) over each group's latency measured fused and unfused on this CPU");
+                                app.add_option("--group-budget", o->group_budget_ms,
+                                               "--transformer-fusion: milliseconds of timed runs per group measurement (at least 5 runs)")
+                                    ->check(CLI::PositiveNumber)
+                                    ->capture_default_str()
+                                    ->each([o](std::string const&) { o->group_budget_given = true; });
+                                app.add_option("--tuning-log", o->tuning_log,
+                                               "--transformer-fusion: run the fused attention kernels in the best configurations of this "
+                                               "tuning log (written by `autograph tune --log`)");
                                 app.add_flag("--rule-report", o->rule_report, "print each searching configuration's per-rule report (matches, rewrites, applications, time)");
                                 return [o] { return run(*o); };
                               }}};
