@@ -1,8 +1,8 @@
 // The tuned attention kernel at DETR's and SETR's sequence lengths (issue 18), where the score
 // matrix of all heads is past this machine's caches: a sample of its space computes the naive
 // reference's output (normwise <= 1e-5), one head of each shape (heads are independent work
-// items of the same loop, so one has the structure of all); and the untuned default is the
-// streamed sketch there (whole_row's score rows would leave the L2 it is valid in).
+// items of the same loop, so one has the structure of all); and the untuned default holds a
+// block's score rows while they fit whole_row's L2 bound, and streams the keys past it.
 #include <gtest/gtest.h>
 
 #include "attention_reference.hpp"
@@ -46,6 +46,22 @@ TEST(TunedAttentionLong, DetrCrossAttentionHeadMatchesReferenceOverASampleOfTheS
 TEST(TunedAttentionLong, SetrHeadMatchesReferenceOverASampleOfTheSpace) {
   auto p = AttentionProblem::transposed_keys(1, 577, 577, 64, 64, 0.125f);
   EXPECT_GE(expect_sample_matches(p, 23), 15u);
+}
+
+TEST(TunedAttentionLong, DefaultIsWholeRowWhileItsScoreRowsFitAndStreamedPast) {
+  for (std::int64_t tk : {197, 577, 1050, 4096}) {
+    auto p = AttentionProblem::transposed_keys(8, 100, tk, 32, 32, 1.f);
+    AttentionConfig c = Attention::default_config(p);
+    EXPECT_EQ(c.sketch, tuned::AttentionSketch::whole_row) << p.to_string() << ": " << Attention::to_string(c);
+    EXPECT_TRUE(Attention::is_valid(p, c)) << Attention::why_invalid(p, c);
+  }
+  // 16 rows of 4097 scores (4100 to 4112 floats each, rounded up to the vectors) are past the 256 KiB bound.
+  auto past = AttentionProblem::transposed_keys(1, 16, 4097, 32, 32, 1.f);
+  AttentionConfig c = Attention::default_config(past);
+  EXPECT_EQ(c.sketch, tuned::AttentionSketch::streamed) << Attention::to_string(c);
+  EXPECT_TRUE(Attention::is_valid(past, c)) << Attention::why_invalid(past, c);
+  auto q = random_floats(past.tq * past.d, 1), k = random_floats(past.tk * past.d, 2), v = random_floats(past.tk * past.dv, 3);
+  EXPECT_LE(normwise_error(run_tuned(past, c, q, k, v, {}), naive_attention(past, q, k, v, {})), 1e-5);
 }
 
 }  // namespace
