@@ -11,7 +11,9 @@
 //   block_q x block_k scores whatever Tk is;
 // - whole_row: per block of queries, all Tk scores of the block in a small buffer (block_q x
 //   Tk), then an exact softmax and one pass over the values: no rescaling, valid only while that
-//   buffer stays in the core's L2 (short sequences: ViT's 197 tokens).
+//   buffer stays in the core's L2 (256 KiB: up to 4096 keys at 16 queries a block, so ViT's
+//   197 tokens, SETR's 577 and DETR's 1050; the K and V of a head, 269 KB at DETR's, stay in a
+//   1 MiB L2 beside it while a thread's items walk that head's query blocks).
 // Both tile the inner products into register tiles of `unroll` query rows by vectors of
 // `vector_width` lanes (SSE, AVX2 or AVX-512, as the CPU has them), and run the (batch x
 // query-block) items on `threads` OpenMP threads.
