@@ -1,7 +1,20 @@
-// Fused attention (cpu/tuned/attention.hpp) against the unfused ops the CPU runtime runs for
-// ViT's attention (models/transformer.hpp: MatMul, Scale, Softmax, MatMul through oneDNN, the
-// cpu/ops.hpp kernels), at batch 1, 197 tokens, head dim 64: ViT-B/16 (12 heads) and ViT-L/16
-// (16 heads). Issue 18's goal: fused >= 2x faster than the unfused ops at batch 1.
+// Fused attention (cpu/tuned/attention.hpp) against the unfused ops the CPU runtime runs for a
+// transformer's attention (models/transformer.hpp: MatMul, Scale, Softmax, MatMul through oneDNN,
+// the cpu/ops.hpp kernels), at batch 1, at the attention shapes of the zoo's models (issue 18's
+// goal: fused >= 2x faster than the unfused ops at batch 1):
+//
+//   shape 0  ViT-B/16      12 heads, 197 x 197 tokens, head dim 64  (score matrix 1.9 MB)
+//   shape 1  ViT-L/16      16 heads, 197 x 197, 64                  (2.5 MB)
+//   shape 2  DETR encoder   8 heads, 1050 x 1050, 32 (25 x 42 feature map at 800 x 1333; 35 MB)
+//   shape 3  DETR cross     8 heads, 100 queries x 1050 memory tokens, 32 (3.4 MB)
+//   shape 4  DETR decoder   8 heads, 100 x 100, 32 (0.3 MB)
+//   shape 5  SETR-Naive-Base (ViT-B at 384) 12 heads, 577 x 577, 64 (16 MB)
+//   shape 6  SETR-Naive / -PUP (ViT-L at 384) 16 heads, 577 x 577, 64 (21 MB)
+//
+// The DETR encoder's and SETR's score matrices no longer fit this machine's caches (1 MiB L2 per
+// core, 32 MiB L3 shared with every other process): the unfused chain writes and reads them
+// through DRAM four times (matmul out, scale in and out, softmax in and out, matmul in), the
+// fused kernel never writes them.
 //
 //   attention_bench --benchmark_repetitions=10 --benchmark_enable_random_interleaving=true
 //                   --benchmark_report_aggregates_only=true
@@ -16,8 +29,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <string>
 
 #include "autograph/core/tensor.hpp"
 #include "autograph/cpu/ops.hpp"
@@ -32,25 +47,45 @@ using cpu::tuned::AttentionConfig;
 using cpu::tuned::AttentionProblem;
 using cpu::tuned::AttentionSketch;
 
-constexpr std::int64_t tokens = 197, head_dim = 64;
+/// One attention shape of a model at batch 1: heads, query and key tokens, head dim.
+struct AttentionShape {
+  char const* model;
+  std::int64_t heads, tq, tk, d;
+};
+constexpr AttentionShape shapes[] = {
+    {"ViT-B/16", 12, 197, 197, 64},        {"ViT-L/16", 16, 197, 197, 64},       {"DETR encoder self", 8, 1050, 1050, 32},
+    {"DETR decoder cross", 8, 100, 1050, 32}, {"DETR decoder self", 8, 100, 100, 32}, {"SETR-Naive-Base", 12, 577, 577, 64},
+    {"SETR-Naive/PUP", 16, 577, 577, 64}};
+constexpr std::int64_t shape_count = std::size(shapes);
+AttentionShape const& shape_of(std::int64_t i) { return shapes[i]; }
 
 int cores() { return std::max(1, omp_get_num_procs()); }
+
+/// The widest vectors this CPU runs, the last value of the space's vector_width knob (what the
+/// sweeps fix, whatever the default picks).
+std::int64_t simd_width() {
+  for (auto const& knob : Attention::knobs(AttentionProblem::transposed_keys(1, 1, 1, 1, 1, 1.f)))
+    if (knob.name == "vector_width") return knob.values.back();
+  return 4;
+}
 
 std::vector<float> random_floats(std::int64_t n, std::uint64_t seed) {
   Tensor t = Tensor::random(Shape{n}, seed, -1.f, 1.f);
   return {t.data().begin(), t.data().end()};
 }
 
-/// q [1, H, T, 64], kT [1, H, 64, T], v [1, H, T, 64] and the output, random.
+/// q [1, H, Tq, D], kT [1, H, D, Tk], v [1, H, Tk, D] and the output, random.
 struct Heads {
+  AttentionShape shape;
   AttentionProblem problem;
   std::vector<float> q, kt, v, out;
-  explicit Heads(std::int64_t heads)
-      : problem(AttentionProblem::transposed_keys(heads, tokens, tokens, head_dim, head_dim, 1.f / std::sqrt(float(head_dim)))),
-        q(random_floats(heads * tokens * head_dim, 1)),
-        kt(random_floats(heads * tokens * head_dim, 2)),
-        v(random_floats(heads * tokens * head_dim, 3)),
-        out(static_cast<std::size_t>(heads * tokens * head_dim)) {}
+  explicit Heads(std::int64_t index)
+      : shape(shape_of(index)),
+        problem(AttentionProblem::transposed_keys(shape.heads, shape.tq, shape.tk, shape.d, shape.d, 1.f / std::sqrt(float(shape.d)))),
+        q(random_floats(shape.heads * shape.tq * shape.d, 1)),
+        kt(random_floats(shape.heads * shape.tk * shape.d, 2)),
+        v(random_floats(shape.heads * shape.tk * shape.d, 3)),
+        out(static_cast<std::size_t>(shape.heads * shape.tq * shape.d)) {}
 };
 
 void run_fused(Heads& h, AttentionConfig const& c, std::vector<float>& workspace) {
@@ -72,10 +107,10 @@ double median_seconds(Heads& h, AttentionConfig const& c, int runs) {
 
 /// The sweep: both sketches, block_q {16, 32, 64}, block_k {64, 128, 256}, unroll {4, 8},
 /// the widest vectors, every core (the valid points of 36).
-AttentionConfig best_of_sweep(std::int64_t heads) {
+AttentionConfig best_of_sweep(std::int64_t index) {
   static std::map<std::int64_t, AttentionConfig> best;
-  if (auto it = best.find(heads); it != best.end()) return it->second;
-  Heads h(heads);
+  if (auto it = best.find(index); it != best.end()) return it->second;
+  Heads h(index);
   AttentionConfig winner = Attention::default_config(h.problem);
   double fastest = median_seconds(h, winner, 7);
   for (auto sketch : {AttentionSketch::streamed, AttentionSketch::whole_row})
@@ -84,11 +119,11 @@ AttentionConfig best_of_sweep(std::int64_t heads) {
         for (std::int64_t unroll : {4, 8}) {
           AttentionConfig c = winner;
           c.sketch = sketch, c.block_q = bq, c.block_k = bk, c.unroll = unroll, c.threads = cores();
-          c.vector_width = Attention::default_config(h.problem).vector_width;
+          c.vector_width = simd_width();
           if (!Attention::is_valid(h.problem, c)) continue;
           if (double s = median_seconds(h, c, 7); s < fastest) fastest = s, winner = c;
         }
-  return best[heads] = winner;
+  return best[index] = winner;
 }
 
 void fused(benchmark::State& state, AttentionConfig const& c, Heads& h) {
@@ -97,7 +132,7 @@ void fused(benchmark::State& state, AttentionConfig const& c, Heads& h) {
     run_fused(h, c, workspace);
     benchmark::ClobberMemory();
   }
-  state.SetLabel(Attention::to_string(c));
+  state.SetLabel(std::string(h.shape.model) + ": " + Attention::to_string(c));
   state.counters["GFLOP/s"] = benchmark::Counter(Attention::features(h.problem, c)[0], benchmark::Counter::kIsIterationInvariantRate);
 }
 
@@ -105,13 +140,31 @@ void BM_FusedDefault(benchmark::State& state) {
   Heads h(state.range(0));
   fused(state, Attention::default_config(h.problem), h);
 }
-BENCHMARK(BM_FusedDefault)->Arg(12)->Arg(16)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FusedDefault)->DenseRange(0, shape_count - 1)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 void BM_FusedBestOfSweep(benchmark::State& state) {
   Heads h(state.range(0));
   fused(state, best_of_sweep(state.range(0)), h);
 }
-BENCHMARK(BM_FusedBestOfSweep)->Arg(12)->Arg(16)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FusedBestOfSweep)->DenseRange(0, shape_count - 1)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+/// One point of the space, the widest vectors and every core: shape, sketch (0 streamed, 1
+/// whole_row), block_q, block_k, unroll. How the blocking and the register tile move the time at
+/// the long shapes (the README's table of what limits the kernel).
+void BM_FusedPoint(benchmark::State& state) {
+  Heads h(state.range(0));
+  AttentionConfig c = Attention::default_config(h.problem);
+  c.sketch = state.range(1) == 0 ? AttentionSketch::streamed : AttentionSketch::whole_row;
+  c.block_q = state.range(2), c.block_k = state.range(3), c.unroll = state.range(4), c.threads = cores();
+  c.vector_width = simd_width();
+  if (std::string why = Attention::why_invalid(h.problem, c); !why.empty()) {
+    state.SetLabel(why);
+    state.SkipWithError("not a valid point of the space (the label says why)");
+    return;
+  }
+  fused(state, c, h);
+}
+BENCHMARK(BM_FusedPoint)->ArgsProduct({{2, 5}, {0, 1}, {16, 64}, {64, 256}, {4, 8}})->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 /// One node of the unfused chain, prepared by its CPU kernel with every core and bound to
 /// buffers (as the runtime's arena would bind it).
@@ -137,10 +190,10 @@ struct Node {
 /// MatMul, [Scale,] Softmax, MatMul as ViT's graph has them (with_scale), or without the Scale;
 /// only node `only` of the chain when it is >= 0 (where the unfused time goes).
 void unfused(benchmark::State& state, bool with_scale, int only = -1) {
-  std::int64_t const heads = state.range(0);
-  Heads h(heads);
-  TensorDesc const q{Shape{1, heads, tokens, head_dim}}, kt{Shape{1, heads, head_dim, tokens}}, v{Shape{1, heads, tokens, head_dim}};
-  TensorDesc const scores{Shape{1, heads, tokens, tokens}};
+  Heads h(state.range(0));
+  auto const& [model, heads, tq, tk, d] = h.shape;
+  TensorDesc const q{Shape{1, heads, tq, d}}, kt{Shape{1, heads, d, tk}}, v{Shape{1, heads, tk, d}};
+  TensorDesc const scores{Shape{1, heads, tq, tk}};
   std::vector<float> s(static_cast<std::size_t>(scores.numel())), scaled(s.size()), p(s.size());
   std::vector<std::unique_ptr<Node>> chain;
   chain.push_back(std::make_unique<Node>(MatMul{}, std::vector{q, kt}, std::vector<float const*>{h.q.data(), h.kt.data()}, s.data()));
@@ -162,20 +215,21 @@ void unfused(benchmark::State& state, bool with_scale, int only = -1) {
   }
   omp_set_num_threads(before);
   char const* steps[] = {"oneDNN matmul q@kT", "oneDNN scale", "oneDNN softmax", "oneDNN matmul p@v"};
-  state.SetLabel(only >= 0   ? steps[only]
-                 : with_scale ? "oneDNN matmul, scale, softmax, matmul"
-                              : "oneDNN matmul, softmax, matmul");
+  state.SetLabel(std::string(model) + ": " +
+                 (only >= 0   ? steps[only]
+                  : with_scale ? "oneDNN matmul, scale, softmax, matmul"
+                               : "oneDNN matmul, softmax, matmul"));
 }
 
 void BM_UnfusedWithScale(benchmark::State& state) { unfused(state, true); }
-BENCHMARK(BM_UnfusedWithScale)->Arg(12)->Arg(16)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_UnfusedWithScale)->DenseRange(0, shape_count - 1)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 void BM_UnfusedNoScale(benchmark::State& state) { unfused(state, false); }
-BENCHMARK(BM_UnfusedNoScale)->Arg(12)->Arg(16)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_UnfusedNoScale)->DenseRange(0, shape_count - 1)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 /// One node of the chain with the scale: 0 matmul q@kT, 1 scale, 2 softmax, 3 matmul p@v.
 void BM_UnfusedStep(benchmark::State& state) { unfused(state, true, static_cast<int>(state.range(1))); }
-BENCHMARK(BM_UnfusedStep)->ArgsProduct({{12, 16}, {0, 1, 2, 3}})->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_UnfusedStep)->ArgsProduct({benchmark::CreateDenseRange(0, shape_count - 1, 1), {0, 1, 2, 3}})->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace autograph

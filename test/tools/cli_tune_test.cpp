@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -41,6 +42,29 @@ TEST(CliTune, TunesTheAttentionOfAViTAndReusesItsLog) {
   ASSERT_EQ(second.exit_code, 0) << second.command << "\n" << second.err;
   EXPECT_NE(second.out.find("(24 records)"), std::string::npos) << second.out;
   EXPECT_EQ(lines_of(dir.path() / "t.jsonl"), 32u);
+}
+
+/// The weight column of `problem`'s row in tune's results table (the token after the signature).
+std::string weight_of(std::string const& out, std::string const& problem) {
+  std::size_t at = out.find("\n" + problem + " ");
+  if (at == std::string::npos) return "(no row for " + problem + ")";
+  std::istringstream row(out.substr(at + 1 + problem.size()));
+  std::string weight;
+  row >> weight;
+  return weight;
+}
+
+TEST(CliTune, TunesDetrsThreeAttentionShapesWeightedByOccurrence) {
+  if (!AUTOGRAPH_CLI_HAS_TUNE) GTEST_SKIP() << "built without XGBoost (libxgboost-dev): no `tune` command";
+  ScratchDir dir;
+  // DETR-E3 at 64 x 107: a 2 x 4 feature map, so 8 memory tokens; 100 object queries; 8 heads of 32.
+  auto r = run_tool({"tune", "--model", "detr_r50_e3", "--resolution", "64", "--budget", "12", "--log", "t.jsonl", "--repeats", "1"}, dir, 120);
+  ASSERT_EQ(r.exit_code, 0) << r.command << "\n" << r.err;
+  EXPECT_NE(r.out.find("3 distinct shapes"), std::string::npos) << r.out;
+  EXPECT_EQ(weight_of(r.out, "attention b=8 tq=8 tk=8 d=32 dv=32 k=[d,tk] mask=none"), "3") << r.out;     // encoder self-attention
+  EXPECT_EQ(weight_of(r.out, "attention b=8 tq=100 tk=8 d=32 dv=32 k=[d,tk] mask=none"), "6") << r.out;   // decoder cross-attention
+  EXPECT_NE(r.out.find("attention b=8 tq=100 tk=100 d=32 dv=32 k=[d,tk] mask=none"), std::string::npos) << r.out;  // decoder self
+  EXPECT_EQ(lines_of(dir.path() / "t.jsonl"), 12u);
 }
 
 TEST(CliTune, AModelWithoutAttentionIsRefusedAndWritesNothing) {

@@ -241,9 +241,20 @@ std::vector<float> Attention::features(Problem const& p, Config const& c) {
           static_cast<float>(p.dv)};
 }
 
-AttentionConfig Attention::default_config(Problem const&) {
-  std::int64_t width = simd::cpu_supports_width(16) ? 16 : simd::cpu_supports_width(8) ? 8 : 4;
-  return {.sketch = AttentionSketch::streamed, .block_q = 16, .block_k = 64, .vector_width = width, .unroll = 4, .threads = available_cores()};
+AttentionConfig Attention::default_config(Problem const& p) {
+  std::int64_t const width = simd::cpu_supports_width(16) ? 16 : simd::cpu_supports_width(8) ? 8 : 4;
+  // The register tile of the score product: unroll rows by 2 key vectors, unroll x 2
+  // accumulators and 2 key vectors; 8 x 2 + 2 = 18 fit AVX-512's 32 vector registers, 4 x 2 + 2
+  // = 10 the 16 of AVX2 and SSE. The taller tile loads a key vector once for more rows.
+  std::int64_t const unroll = width == 16 ? 8 : 4;
+  AttentionConfig c{.sketch = AttentionSketch::whole_row, .block_q = 16, .block_k = 64, .vector_width = width, .unroll = unroll,
+                    .threads = available_cores()};
+  // whole_row while a block's score rows fit the L2 bound it is valid under (block_q x tk
+  // floats <= 256 KiB: up to 4096 keys at 16 queries, DETR's 1050 and SETR's 577 included): one
+  // exact softmax per row, where streamed finds a running maximum and rescales the accumulator
+  // per key block. Past it, streamed, whose scratch does not grow with tk.
+  if (!is_valid(p, c)) c.sketch = AttentionSketch::streamed;
+  return c;
 }
 
 std::string Attention::to_string(Config const& c) {

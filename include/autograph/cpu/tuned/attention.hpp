@@ -11,7 +11,9 @@
 //   block_q x block_k scores whatever Tk is;
 // - whole_row: per block of queries, all Tk scores of the block in a small buffer (block_q x
 //   Tk), then an exact softmax and one pass over the values: no rescaling, valid only while that
-//   buffer stays in the core's L2 (short sequences: ViT's 197 tokens).
+//   buffer stays in the core's L2 (256 KiB: up to 4096 keys at 16 queries a block, so ViT's
+//   197 tokens, SETR's 577 and DETR's 1050; the K and V of a head, 269 KB at DETR's, stay in a
+//   1 MiB L2 beside it while a thread's items walk that head's query blocks).
 // Both tile the inner products into register tiles of `unroll` query rows by vectors of
 // `vector_width` lanes (SSE, AVX2 or AVX-512, as the CPU has them), and run the (batch x
 // query-block) items on `threads` OpenMP threads.
@@ -89,10 +91,13 @@ struct Attention {
   /// thread, key blocks per item, computed/needed score ratio (padding), scratch bytes per
   /// thread, tq, tk, d, dv.
   static std::vector<float> features(Problem const& p, Config const& c);
-  /// Untuned: streamed, block_q 16, block_k 64, the widest vectors, unroll 4, every core. The
-  /// tiles are sized before measuring anything: at d = 64 a 64-key block of keys (16 KiB) and
-  /// values (16 KiB) with the 16 x 64 scores (4 KiB) fit a 48 KiB L1 data cache; 4 rows by 2
-  /// vectors keeps the 8 accumulators and 2 key vectors of the score tile in 16 registers.
+  /// Untuned: block_q 16, block_k 64, the widest vectors, every core; whole_row while the
+  /// block's 16 x tk scores fit its 256 KiB bound (tk <= 4096), else streamed; unroll 8 with
+  /// AVX-512, else 4. Sized from the problem and the register file, not fitted: at d = 64 a
+  /// 64-key block of keys (16 KiB) and values (16 KiB) with the 16 x 64 scores (4 KiB) fit a
+  /// 48 KiB L1 data cache; `unroll` rows by 2 vectors keep the 2 x unroll accumulators and 2 key
+  /// vectors of the score tile in the registers (18 of AVX-512's 32, 10 of AVX2's 16); whole_row
+  /// skips the streamed sketch's per-block rescaling (benchmark/README-tuned.md measures both).
   static Config default_config(Problem const& p);
   static std::string signature(Problem const& p) { return p.to_string(); }
   static std::string to_string(Config const& c);
