@@ -37,6 +37,18 @@ TEST(Devices, H100ReachesTheMeasuredRates) {
   EXPECT_NEAR(d.matrix_f16_per_us(), 798e6, 1);               // 798 TFLOP/s
   EXPECT_NEAR(d.matrix_f32_per_us(), 494.7 / 989.4 * 798e6, 1);
   EXPECT_EQ(devices::V100::spec.matrix_f32_per_us(), devices::V100::spec.fp32_per_us());  // no TF32 on Volta
+  EXPECT_NEAR(d.fp32_per_us(), 51.6e6, 1);        // FP32 GEMM on CUDA cores, TF32 off
+  EXPECT_NEAR(d.depthwise_per_us(), 3.02e6, 1);   // cuDNN's depthwise convolutions at best
+}
+
+TEST(Devices, WithoutTheirOwnFractionsCudaCoresAndDepthwiseKernelsRunAtTheComputeEfficiency) {
+  DeviceSpec cpu{"test CPU", "test-cpu"};
+  cpu.fp32_tflops = 2;
+  cpu.compute_efficiency = 0.5;
+  EXPECT_DOUBLE_EQ(cpu.fp32_per_us(), 1e6);
+  EXPECT_DOUBLE_EQ(cpu.depthwise_per_us(), 1e6);
+  cpu.cuda_core_efficiency = 0.25;
+  EXPECT_DOUBLE_EQ(cpu.depthwise_per_us(), 0.5e6);
 }
 
 TEST(Roofline, ElementwiseKernelsAreBandwidthBound) {
@@ -224,6 +236,24 @@ TEST(Roofline, DepthwiseConvolutionsRunOnCudaCores) {
   auto g = b.graph();
   auto c = cost_of(RooflineCost{}, g, y);
   EXPECT_NEAR(c.fill, 96.0 * 28 * 28 / (2048.0 * 132), 1e-12);  // one thread per output
+}
+
+TEST(Roofline, LargeDepthwiseConvolutionsComputeAtTheMeasuredDepthwiseRate) {
+  // NASNet-A Large's 7x7 separable convolution at batch 32: the device is full and the
+  // kernel reads and writes 76 MB, which take 25 us; its 0.93 GFLOP take 308 us at 3.02 TFLOP/s.
+  GraphBuilder b;
+  auto x = b.input("x", {32, 168, 42, 42});
+  auto y = b.conv2d(x, 168, {7, 7}, {.groups = 168});
+  auto const& g = b.graph();
+  auto const& d = devices::H100::spec;
+  auto c = cost_of(RooflineCost{d}, g, y);
+  double flops = 2.0 * 32 * 168 * 42 * 42 * 49;
+  EXPECT_DOUBLE_EQ(c.fill, 1.0);
+  EXPECT_NEAR(c.us, d.launch_us + flops / d.depthwise_per_us(), 1e-9);
+  // A 1x1 convolution of the same tensors, with 3.4 times the flops, is a GEMM on tensor
+  // cores: bandwidth-bound at about 25 us.
+  auto dense = b.conv2d(b.input("z", {32, 168, 42, 42}), 168, {1, 1});
+  EXPECT_GT(c.us, 5 * cost_of(RooflineCost{d}, b.graph(), dense).us);
 }
 
 TEST(Roofline, EachSignatureIsComputedOnceAndCopiesShareTheMemo) {

@@ -3,9 +3,12 @@
 //
 // Peak rates are the vendors' dense (no 2:4 sparsity) spec-sheet numbers; what a kernel can
 // actually reach is a fraction of them. Those fractions come from one measured H100 SXM:
-// a device-to-device copy moved 3.0 TB/s of the 3.35 TB/s peak (0.896) and a bf16 GEMM ran
-// at 798 of the 989.4 TFLOP/s peak (0.807). The same fractions are applied to every device
-// (an assumption: no other device was measured), so the devices differ by their peaks.
+// a device-to-device copy moved 3.0 TB/s of the 3.35 TB/s peak (0.896), a bf16 GEMM ran at
+// 798 of the 989.4 TFLOP/s peak (0.807), an FP32 GEMM on CUDA cores (TF32 off) at 51.6 of
+// 66.9 (0.772), and cuDNN's depthwise convolutions at no more than 3.0 TFLOP/s (0.045 of the
+// FP32 peak; benchmark/sim/h100_kernel_rates.py, its output beside it). The same fractions
+// are applied to every device (an assumption: no other device was measured), so the devices
+// differ by their peaks.
 #include <array>
 #include <cctype>
 #include <concepts>
@@ -34,14 +37,18 @@ struct DeviceSpec {
   double host_launch_us = 0;  // host time to issue one kernel from a thread, without a CUDA graph (launch.hpp)
   double host_sync_us = 0;    // from the device going idle to the host returning from a synchronization (launch.hpp)
   double dram_latency_ns = 0; // a load's round trip to DRAM; 0: a kernel's bandwidth is its fill's share (roofline.hpp)
+  double cuda_core_efficiency = 0;  // reachable fraction of the FP32 CUDA-core peak; 0: compute_efficiency (CPU descriptions)
+  double depthwise_efficiency = 0;  // fraction of the FP32 peak depthwise convolution kernels reach; 0: cuda_core_efficiency
 
   /// Device memory in bytes (0 when unknown).
   constexpr double memory_bytes() const { return memory_gib * 1073741824.0; }
 
   /// Usable FP32 FLOP/s on CUDA cores, in flops per microsecond.
-  constexpr double fp32_per_us() const { return fp32_tflops * compute_efficiency * 1e6; }
-  /// Usable matrix rate for float32 operands: TF32 tensor cores where the device has them.
-  constexpr double matrix_f32_per_us() const { return (tf32_tflops > 0 ? tf32_tflops : fp32_tflops) * compute_efficiency * 1e6; }
+  constexpr double fp32_per_us() const { return fp32_tflops * (cuda_core_efficiency > 0 ? cuda_core_efficiency : compute_efficiency) * 1e6; }
+  /// What a depthwise convolution kernel computes per microsecond (roofline.hpp).
+  constexpr double depthwise_per_us() const { return depthwise_efficiency > 0 ? fp32_tflops * depthwise_efficiency * 1e6 : fp32_per_us(); }
+  /// Usable matrix rate for float32 operands: TF32 tensor cores where the device has them, else CUDA cores.
+  constexpr double matrix_f32_per_us() const { return tf32_tflops > 0 ? tf32_tflops * compute_efficiency * 1e6 : fp32_per_us(); }
   constexpr double matrix_f16_per_us() const { return fp16_tflops * compute_efficiency * 1e6; }
   /// Usable DRAM bytes per microsecond.
   constexpr double bytes_per_us() const { return bandwidth_gbs * bandwidth_efficiency * 1e3; }
@@ -54,6 +61,15 @@ namespace devices {
 // Measured on one H100 SXM (see the header comment): reachable fractions of the peaks.
 inline constexpr double measured_compute_efficiency = 798.0 / 989.4;
 inline constexpr double measured_bandwidth_efficiency = 3.0 / 3.35;
+// An 8192^3 FP32 GEMM with TF32 off (cuBLAS through PyTorch 2.11, 2026-11-27): 51.6 TFLOP/s.
+inline constexpr double measured_cuda_core_efficiency = 51.6 / 66.9;
+// cuDNN 9.19's depthwise convolutions (groups = channels, FP32, TF32 off) on NASNet-A Large's
+// separable-convolution shapes, 2026-11-27: at batch 32 the 5x5 and 7x7 kernels ran at
+// 2.76-3.02 TFLOP/s while drawing 0.23-0.48 of the 3.35 TB/s peak, so neither the FMA units
+// nor DRAM bound them: those kernels reach about 3.0 TFLOP/s at most (3x3: 1.7-1.8, and
+// bandwidth-bound sooner). Large-kernel depthwise convolutions are that slow per flop: a
+// GEMM-grade rate priced them 17x too fast.
+inline constexpr double measured_depthwise_efficiency = 3.02 / 66.9;
 // Per-kernel and per-dependency overheads inside a CUDA graph. NVIDIA's "Getting Started with
 // CUDA Graphs" (developer.nvidia.com/blog/cuda-graphs) measures a short kernel at 2.9 us
 // running back to back in a graph at about 3.4 us each, i.e. about 0.5 us of dispatch per
@@ -90,7 +106,8 @@ inline constexpr double typical_dram_latency_ns = 500;
 struct H100 {
   static constexpr DeviceSpec spec{"H100 SXM", "h100", 132, 2048, 66.9, 494.7, 989.4, 3350,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 80, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 80, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns,
+                                   measured_cuda_core_efficiency, measured_depthwise_efficiency};
 };
 
 /// NVIDIA H200 SXM 141 GB: the H100's GH100 compute (132 SMs, same peaks) with 4.8 TB/s and
@@ -98,7 +115,8 @@ struct H100 {
 struct H200 {
   static constexpr DeviceSpec spec{"H200 SXM", "h200", 132, 2048, 66.9, 494.7, 989.4, 4800,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 141, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 141, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns,
+                                   measured_cuda_core_efficiency, measured_depthwise_efficiency};
 };
 
 /// NVIDIA A100 SXM4 80 GB (Ampere): 108 SMs, 19.5 TFLOP/s FP32, 156 TF32 and 312 FP16 tensor
@@ -106,7 +124,8 @@ struct H200 {
 struct A100 {
   static constexpr DeviceSpec spec{"A100 SXM4 80GB", "a100", 108, 2048, 19.5, 156, 312, 2039,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 80, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 80, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns,
+                                   measured_cuda_core_efficiency, measured_depthwise_efficiency};
 };
 
 /// NVIDIA V100 SXM2 (Volta): 80 SMs, 15.7 TFLOP/s FP32, 125 FP16 tensor TFLOP/s, no TF32,
@@ -115,7 +134,8 @@ struct A100 {
 struct V100 {
   static constexpr DeviceSpec spec{"V100 SXM2", "v100", 80, 2048, 15.7, 0, 125, 900,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 32, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 32, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns,
+                                   measured_cuda_core_efficiency, measured_depthwise_efficiency};
 };
 
 /// NVIDIA GeForce RTX 2080 Ti (Turing TU102, reference clocks): 68 SMs, 1024 resident threads
@@ -125,7 +145,8 @@ struct V100 {
 struct RTX2080Ti {
   static constexpr DeviceSpec spec{"RTX 2080 Ti", "rtx2080ti", 68, 1024, 13.4, 0, 53.8, 616,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 11, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 11, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns,
+                                   measured_cuda_core_efficiency, measured_depthwise_efficiency};
 };
 
 /// NVIDIA Tesla P100 SXM2 (Pascal GP100): 56 SMs, 10.6 TFLOP/s FP32, 21.2 TFLOP/s FP16 on CUDA
@@ -134,7 +155,8 @@ struct RTX2080Ti {
 struct P100 {
   static constexpr DeviceSpec spec{"Tesla P100 SXM2", "p100", 56, 2048, 10.6, 0, 21.2, 732,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 16, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 16, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns,
+                                   measured_cuda_core_efficiency, measured_depthwise_efficiency};
 };
 
 /// NVIDIA Tesla K80 (Kepler GK210), one of its two GPUs, as CUDA sees it: 13 SMX, 2048 resident
@@ -145,7 +167,8 @@ struct P100 {
 struct K80 {
   static constexpr DeviceSpec spec{"Tesla K80 (one GK210)", "k80", 13, 2048, 4.37, 0, 4.37, 240,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
-                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 12, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns};
+                                   graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 12, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns,
+                                   measured_cuda_core_efficiency, measured_depthwise_efficiency};
 };
 
 inline constexpr std::array<DeviceSpec, 7> all{H100::spec, H200::spec, A100::spec, V100::spec, RTX2080Ti::spec, P100::spec, K80::spec};

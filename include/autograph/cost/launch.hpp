@@ -17,30 +17,78 @@
 //   groups, and so does its profiler when it times a stage; one stream needs no synchronization,
 //   the next run's kernels queue behind it. SimulatedRuntime::measure_stages() runs a stage
 //   list as IOS's engine does.
+// - launch::MetaFlowEngine: host-launched as above, by MetaFlow's engine, which TASO's runtime
+//   continues (same author and structure: jiazhihao/metaflow_sysml19 code/*_cudnn.cu,
+//   jiazhihao/TASO src/cudnn/*.cu). Its timing loop (Model::measure_oplist_runtime) calls
+//   every operator's forward() in order on one stream, with no synchronization between
+//   operators, and some operators launch more than one kernel:
+//   - a convolution without a fused activation calls cudnnConvolutionForward and then
+//     cudnnAddTensor for its bias (Conv2D::forward): a second, elementwise kernel over the output;
+//   - a concatenation copies each input into its slice of the output, one launch per input
+//     (cudaMemcpyAsync in MetaFlow's Concat::forward, an assign_with_stride kernel in TASO's).
+//   Each of those kernels is issued by its own call and priced by the cost model as the
+//   operator it is (kernels()).
+//
+// kernels(op, in, out): the kernels a runtime launches for one operator, in order; empty when
+// it launches the operator's own kernel alone (what the cost model prices).
 #include <concepts>
+#include <span>
 #include <string_view>
+#include <vector>
+
+#include "autograph/ops/builtin.hpp"
 
 namespace autograph::launch {
+
+/// One kernel a runtime launches for (part of) an operator: an operator of its own, priced by
+/// the cost model like any other.
+struct EngineKernel {
+  AnyOp op;
+  std::vector<TensorDesc> in, out;
+};
 
 struct CudaGraph {
   static constexpr bool host_issued = false;
   static constexpr std::string_view name = "CUDA graph";
+  static std::vector<EngineKernel> kernels(AnyOp const&, std::span<TensorDesc const>, std::span<TensorDesc const>) { return {}; }
 };
 
 struct HostLaunched {
   static constexpr bool host_issued = true;
   static constexpr std::string_view name = "host-launched";
+  static std::vector<EngineKernel> kernels(AnyOp const&, std::span<TensorDesc const>, std::span<TensorDesc const>) { return {}; }
+};
+
+struct MetaFlowEngine {
+  static constexpr bool host_issued = true;
+  static constexpr std::string_view name = "MetaFlow/TASO engine";
+  static std::vector<EngineKernel> kernels(AnyOp const& op, std::span<TensorDesc const> in, std::span<TensorDesc const> out) {
+    std::vector<TensorDesc> ins(in.begin(), in.end()), outs(out.begin(), out.end());
+    if (auto const* conv = op.get_if<Conv2D>(); conv && conv->act == Activation::none && in.size() >= 2 && out.size() == 1) {
+      // cudnnAddTensor: the output plus a bias of one value per channel, written in place.
+      TensorDesc bias{Shape{1, out[0].shape[1], 1, 1}, out[0].dtype};
+      return {EngineKernel{op, std::move(ins), outs}, EngineKernel{Add{}, {out[0], bias}, outs}};
+    }
+    if (op.is<Concat>() && in.size() > 1) {
+      // One copy of each input into its slice of the output: it reads and writes that input's bytes.
+      std::vector<EngineKernel> copies;
+      for (TensorDesc const& x : in) copies.push_back(EngineKernel{Identity{}, {x}, {x}});
+      return copies;
+    }
+    return {};
+  }
 };
 
 }  // namespace autograph::launch
 
 namespace autograph {
 
-/// A launch model: launch::CudaGraph or launch::HostLaunched.
+/// A launch model: launch::CudaGraph, launch::HostLaunched or launch::MetaFlowEngine.
 template <class L>
-concept LaunchModel = requires {
+concept LaunchModel = requires(AnyOp const& op, std::span<TensorDesc const> in, std::span<TensorDesc const> out) {
   { L::host_issued } -> std::convertible_to<bool>;
   { L::name } -> std::convertible_to<std::string_view>;
+  { L::kernels(op, in, out) } -> std::same_as<std::vector<launch::EngineKernel>>;
 };
 
 }  // namespace autograph

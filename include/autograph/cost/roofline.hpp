@@ -35,8 +35,11 @@
 //     output tile: 16/36 of the direct method's multiplies (Lavin and Gray, 2016).
 // - FusedAttention: a FlashAttention kernel, its products on the matrix units, the softmax on
 //   CUDA cores, one thread block per 64 query rows; the scores never reach DRAM.
-// - depthwise convolutions: CUDA-core FP32, one thread per output element. Every other
-//   convolution, thin groups and few input channels included, is a GEMM (above).
+// - depthwise convolutions: one thread per output element, at the rate cuDNN's depthwise
+//   kernels were measured to reach (DeviceSpec::depthwise_per_us(), a small fraction of the
+//   FP32 peak: each output channel has its own filter, so no operand is reused across a
+//   tile as in a GEMM). Every other convolution, thin groups and few input channels
+//   included, is a GEMM (above).
 // - everything else (elementwise, pooling, normalisation, softmax, concat, split, ...):
 //   CUDA-core FP32, one thread per output element; reductions use a warp per output.
 #include <algorithm>
@@ -104,6 +107,7 @@ class RooflineCost {
         return finish(d, best.flops, best.bytes, best.rate, best.fill, best.in_flight);
       }
       fill = threads_fill(static_cast<double>(y.numel()));
+      rate = d.depthwise_per_us();
     } else if (op.is<MatMul>()) {
       auto const& y = out[0].shape;
       auto const& a = in[0].shape;

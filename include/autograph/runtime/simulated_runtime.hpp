@@ -8,6 +8,8 @@
 // - launch::HostLaunched: the host issues kernel i of its program order at (i + 1) ·
 //   host_launch_us, and a kernel is ready no earlier than it was issued; a run on several
 //   streams ends with the host synchronizing the device (host_sync_us);
+// - launch::MetaFlowEngine: host-launched, and an operator the engine runs as several kernels
+//   (LaunchModel::kernels()) takes one host call per kernel and their times one after another;
 // - a kernel is ready when its stream predecessor has finished and every kernel it waits
 //   for has finished plus the event cost; it then spends its fixed latency (launch, ramp-up)
 //   holding no SMs, and then its work;
@@ -59,9 +61,11 @@ class Simulator {
  public:
   /// `cost[id]`: the cost of kernel node id (indexed by NodeId); `label` names nodes in errors.
   /// `host_issued`: kernels are issued one by one by a host thread (launch::HostLaunched).
+  /// `calls[id]`: the host calls that issue node id's kernels (empty: one each).
   Simulator(DeviceSpec const& device, KernelDag const& dag, std::vector<KernelCost> cost, std::function<std::string(NodeId)> label,
-            bool host_issued = false)
-      : d_(device), dag_(&dag), hb_(cost.size()), cost_(std::move(cost)), label_(std::move(label)), host_issued_(host_issued) {}
+            bool host_issued = false, std::vector<std::uint32_t> calls = {})
+      : d_(device), dag_(&dag), hb_(cost.size()), cost_(std::move(cost)), label_(std::move(label)), host_issued_(host_issued),
+        calls_(std::move(calls)) {}
 
   /// The end of running `s`, in microseconds from the start; fills `spans` when given.
   /// @throws ScheduleError when `s` launches a node that runs no kernel, leaves a dependency
@@ -69,7 +73,9 @@ class Simulator {
   double run(Schedule const& s, std::vector<KernelSpan>* spans = nullptr);
 
  private:
-  /// ready_at_[f] := the time the host issues launch f. The host's program order: every launch
+  /// Host calls that issue node `id`'s kernels.
+  double calls(NodeId id) const { return id < calls_.size() ? static_cast<double>(calls_[id]) : 1.0; }
+  /// ready_at_[f] := the time the host issues launch f's first kernel. The host's program order: every launch
   /// after those it follows on its stream and those it waits for (cudaStreamWaitEvent needs the
   /// event recorded first), and among the launches whose turn is open, the graph's order.
   void issue_from_host(std::span<Launch const* const> launches);
@@ -80,6 +86,7 @@ class Simulator {
   std::vector<KernelCost> cost_;  // by NodeId
   std::function<std::string(NodeId)> label_;
   bool host_issued_ = false;
+  std::vector<std::uint32_t> calls_;  // by NodeId
   // scratch, reused between runs
   std::vector<std::uint32_t> missing_, active_, pending_;
   std::vector<double> ready_at_, enter_at_, end_, rem_;
@@ -200,7 +207,11 @@ AUTOGRAPH_DEFAULTS_INLINE double Simulator::run(Schedule const& s, std::vector<K
   double total = start;
   for (std::size_t f = 0; f < n; ++f) total = std::max(total, end_[f]);
   // The host's last launch call returns after the GPU is done only when the GPU is faster.
-  if (host_issued_) total = std::max(total, static_cast<double>(n) * d_.host_launch_us);
+  if (host_issued_) {
+    double issued = 0;
+    for (Launch const* l : launches) issued += calls(l->node);
+    total = std::max(total, issued * d_.host_launch_us);
+  }
   // Several streams are joined by the host synchronizing the device (cost/launch.hpp).
   if (host_issued_ && s.num_streams() > 1) total += d_.host_sync_us;
   if (spans) {
@@ -221,15 +232,20 @@ AUTOGRAPH_DEFAULTS_INLINE void Simulator::issue_from_host(std::span<Launch const
   std::priority_queue<std::uint32_t, std::vector<std::uint32_t>, decltype(later)> open(later);
   for (std::uint32_t f = 0; f < n; ++f)
     if (missing_[f] == 0) open.push(f);
-  for (std::size_t issued = 1; !open.empty(); ++issued) {
+  double issued = 0;  // host calls made so far
+  while (!open.empty()) {
     std::uint32_t f = open.top();
     open.pop();
-    ready_at_[f] = static_cast<double>(issued) * d_.host_launch_us;
+    ready_at_[f] = (issued + 1) * d_.host_launch_us;
+    issued += calls(launches[f]->node);
     for (std::uint32_t g : hb_.successors(f))
       if (--missing_[g] == 0) open.push(g);
   }
 }
 #endif
+
+/// LaunchModel::kernels as a value: one instantiation of SimulatedGraph serves every launch model.
+using EngineKernelsFn = std::vector<launch::EngineKernel> (*)(AnyOp const&, std::span<TensorDesc const>, std::span<TensorDesc const>);
 
 /// One graph ready for many simulated runs: its kernel DAG and per-kernel costs, computed once.
 /// Everything of SimulatedRuntime::Prepared that depends on neither the device type, the
@@ -241,14 +257,24 @@ class SimulatedGraph {
  public:
   /// @throws Error when the device cannot hold `g` or the model gives a kernel a time that is
   /// not finite.
-  SimulatedGraph(DeviceSpec const& device, Model const& model, std::string kind, Graph<Set> const& g, bool host_issued);
+  SimulatedGraph(DeviceSpec const& device, Model const& model, std::string kind, Graph<Set> const& g, bool host_issued,
+                 EngineKernelsFn kernels = nullptr);
   KernelDag const& dag() const { return *dag_; }
   /// Latency of running `s`, in milliseconds.
   double measure(Schedule const& s) { return sim_.run(s) / 1000.0; }
   Timeline timeline(Schedule const& s);
 
  private:
-  static std::vector<KernelCost> costs(Model const& model, Graph<Set> const& g, KernelDag const& dag);
+  /// Each kernel node's cost, and into `calls` the host calls that issue it (kernels() of the launch model).
+  static std::vector<KernelCost> costs(Model const& model, Graph<Set> const& g, KernelDag const& dag, EngineKernelsFn kernels,
+                                       std::vector<std::uint32_t>& calls);
+  static Simulator simulator(DeviceSpec const& device, Model const& model, Graph<Set> const& g, KernelDag const& dag, bool host_issued,
+                             EngineKernelsFn kernels) {
+    std::vector<std::uint32_t> calls;
+    auto cost = costs(model, g, dag, kernels, calls);
+    return Simulator(device, dag, std::move(cost), [&g](NodeId id) { return g.contains(id) ? g.label(id) : "node " + std::to_string(id); },
+                     host_issued, std::move(calls));
+  }
   std::string kind_;
   std::unique_ptr<KernelDag> dag_;  // the simulator points at it: stable across moves
   Simulator sim_;
@@ -258,10 +284,8 @@ class SimulatedGraph {
 // autograph::defaults from compiling them again (an inline member would be).
 template <class Set, class Model>
 SimulatedGraph<Set, Model>::SimulatedGraph(DeviceSpec const& device, Model const& model, std::string kind, Graph<Set> const& g,
-                                           bool host_issued)
-    : kind_(std::move(kind)), dag_(std::make_unique<KernelDag>(g)), sim_(device, *dag_, costs(model, g, *dag_), [&g](NodeId id) {
-        return g.contains(id) ? g.label(id) : "node " + std::to_string(id);
-      }, host_issued) {
+                                           bool host_issued, EngineKernelsFn kernels)
+    : kind_(std::move(kind)), dag_(std::make_unique<KernelDag>(g)), sim_(simulator(device, model, g, *dag_, host_issued, kernels)) {
   // Here, once per graph, rather than per schedule: a graph the device cannot hold has no latency.
   if (device.memory_bytes() > 0) {
     std::vector<char> launches(g.id_bound(), 0);
@@ -281,12 +305,31 @@ Timeline SimulatedGraph<Set, Model>::timeline(Schedule const& s) {
 }
 
 template <class Set, class Model>
-std::vector<KernelCost> SimulatedGraph<Set, Model>::costs(Model const& model, Graph<Set> const& g, KernelDag const& dag) {
+std::vector<KernelCost> SimulatedGraph<Set, Model>::costs(Model const& model, Graph<Set> const& g, KernelDag const& dag,
+                                                          EngineKernelsFn kernels, std::vector<std::uint32_t>& calls) {
   std::vector<KernelCost> c(g.id_bound());
+  calls.assign(g.id_bound(), 1);
   for (NodeId id : dag.nodes()) {
     auto const& n = g[id];
     auto in = input_descs(g, id);
-    c[id] = model.estimate(n.op, in, n.outputs);
+    std::vector<launch::EngineKernel> several = kernels ? kernels(n.op, in, n.outputs) : std::vector<launch::EngineKernel>{};
+    if (several.empty()) {
+      c[id] = model.estimate(n.op, in, n.outputs);
+    } else {
+      // The runtime launches several kernels for this op, one call each, one after another on
+      // its stream: their times add up. The largest share of the device any of them takes stands
+      // for all of them (the runtimes that do this run one stream, where no kernel shares it).
+      KernelCost sum;
+      for (launch::EngineKernel const& k : several) {
+        KernelCost kc = model.estimate(k.op, k.in, k.out);
+        sum.us += kc.us;
+        sum.latency_us += kc.latency_us;
+        sum.fill = std::max(sum.fill, kc.fill);
+        sum.bandwidth = std::max(sum.bandwidth, kc.bandwidth);
+      }
+      c[id] = sum;
+      calls[id] = static_cast<std::uint32_t>(several.size());
+    }
     // The simulation adds and compares these: a NaN or an infinity would never finish.
     if (!(std::isfinite(c[id].us) && c[id].us >= 0 && std::isfinite(c[id].fill) && c[id].fill >= 0 && std::isfinite(c[id].latency_us) &&
           c[id].latency_us >= 0 && std::isfinite(c[id].bandwidth) && c[id].bandwidth >= 0))
@@ -337,7 +380,7 @@ class SimulatedRuntime {
 
   template <class Set>
   Prepared<Set> prepare(Graph<Set> const& g) const {
-    return Prepared<Set>(device_, model_, kind(), g, Launch::host_issued);
+    return Prepared<Set>(device_, model_, kind(), g, Launch::host_issued, &Launch::kernels);
   }
 
   /// Latency in ms of `g` scheduled by the policy.
