@@ -207,8 +207,7 @@ CpuExecutable::CpuExecutable(std::shared_ptr<CpuGraph const> g, Schedule const& 
   m.graph = std::move(g);
   auto const& graph = *m.graph;
   m.cores = options.cores > 0 ? options.cores : available_cores();
-  m.hb = HappensBefore(graph.id_bound);
-  m.hb.build(s, [&](NodeId id) { return lowered_node_label(graph, id); });
+  m.hb = happens_before(graph, s);
   validate_schedule(graph, m.hb, options.complete);
   m.plan_threads(s);
 
@@ -243,8 +242,7 @@ CpuExecutable::CpuExecutable(std::shared_ptr<CpuGraph const> g, Schedule const& 
 
   HappensBefore injected;
   if (options.arena_schedule) {
-    injected = HappensBefore(graph.id_bound);
-    injected.build(*options.arena_schedule, [&](NodeId id) { return lowered_node_label(graph, id); });
+    injected = happens_before(graph, *options.arena_schedule);
     for (auto const& n : graph.nodes)
       if (n.prepare && m.hb.scheduled(n.id) != injected.scheduled(n.id))
         throw ScheduleError("the arena schedule and the schedule that runs differ in whether they launch " + n.label);
@@ -260,7 +258,7 @@ CpuExecutable::CpuExecutable(std::shared_ptr<CpuGraph const> g, Schedule const& 
     using Kind = PlannedValue::Kind;
     auto const& values = graph.values;
     if (values[v].kind == Kind::empty) return nullptr;
-    auto [root, elements] = root_of(values, v);
+    auto [root, elements] = graph.root(v);
     switch (values[root].kind) {
       case Kind::input: return reinterpret_cast<float*>(m.input_buffers[values[root].slot].get()) + elements;
       case Kind::constant: return const_cast<float*>(graph.constants[values[root].slot].ptr()) + elements;  // read only
@@ -332,7 +330,7 @@ std::vector<Tensor> CpuExecutable::run(std::span<Tensor const> inputs) {
     std::vector<float> data(static_cast<std::size_t>(desc.numel()));
     if (!data.empty()) {
       using Kind = PlannedValue::Kind;
-      auto [root, elements] = root_of(graph.values, v);
+      auto [root, elements] = graph.root(v);
       float const* p = nullptr;
       switch (graph.values[root].kind) {
         case Kind::input: p = reinterpret_cast<float const*>(impl_->input_buffers[graph.values[root].slot].get()) + elements; break;

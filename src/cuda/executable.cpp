@@ -194,8 +194,7 @@ GraphExecutable::GraphExecutable(std::shared_ptr<LoweredGraph const> lowered, Sc
   m.schedule = std::move(schedule);
   m.options = options;
   m.scratch = std::move(scratch);
-  m.hb = HappensBefore(m.g->id_bound);
-  m.hb.build(m.schedule, [&](NodeId id) { return m.label(id); });
+  m.hb = happens_before(*m.g, m.schedule);
   m.plan();
 
   m.streams.resize(m.schedule.streams.size());
