@@ -62,13 +62,15 @@ std::vector<std::string> differences(A const& a, B const& b) {
     if (a.inputs[i].id != b.inputs[i].id || a.inputs[i].value != b.inputs[i].value || a.inputs[i].desc != b.inputs[i].desc) differ("input " + std::to_string(i));
   if (a.nodes.size() != b.nodes.size()) differ("node count " + std::to_string(a.nodes.size()) + " vs " + std::to_string(b.nodes.size()));
   for (std::size_t i = 0; i < std::min(a.nodes.size(), b.nodes.size()); ++i) {
-    auto const &x = a.nodes[i], &y = b.nodes[i];
+    auto const& x = a.nodes[i];
+    auto const& y = b.nodes[i];
     if (x.id != y.id || x.label != y.label || x.kernel != y.kernel || x.inputs != y.inputs || x.outputs != y.outputs || x.preds != y.preds)
       differ("node " + x.label + " / " + y.label);
   }
   if (a.values.size() != b.values.size()) differ("value count");
   for (std::uint32_t v = 0; v < std::min(a.values.size(), b.values.size()); ++v) {
-    auto const &x = a.values[v], &y = b.values[v];
+    auto const& x = a.values[v];
+    auto const& y = b.values[v];
     if (x.kind != y.kind || x.desc != y.desc || x.producer != y.producer || x.parent != y.parent || x.offset != y.offset || x.slot != y.slot)
       differ("value " + std::to_string(v) + " of node " + std::to_string(x.producer));
   }
@@ -127,11 +129,13 @@ TEST_P(SamePlan, SameMemoryPlanUnderTheSameSchedule) {
 TEST_P(SamePlan, TheCudaRuntimeDiffersOnlyByInPlaceConcatAndViews) {
   Graph<> g = model(GetParam());
   Both l = lower_both(g, true);
-  auto const &a = *l.cpu, &b = *l.cuda;
+  cpu::CpuGraph const& a = *l.cpu;
+  cuda::LoweredGraph const& b = *l.cuda;
   ASSERT_EQ(a.values.size(), b.values.size());
   std::size_t placed = 0, viewed = 0;
   for (std::uint32_t v = 0; v < a.values.size(); ++v) {
-    auto const &x = a.values[v], &y = b.values[v];
+    auto const& x = a.values[v];
+    auto const& y = b.values[v];
     if (x.kind == y.kind && x.parent == y.parent && x.offset == y.offset) continue;
     auto const* writer = b.node(y.producer);
     ASSERT_TRUE(writer) << "value " << v;
