@@ -62,7 +62,7 @@ Graph<> chain() {
 
 NodeId id_of(Graph<> const& g, std::string const& label) {
   for (NodeId id : g.node_ids())
-    if (g.label(id) == label) return id;
+    if (g[id].name == label) return id;
   throw Error("no node " + label);
 }
 
