@@ -8,20 +8,12 @@
 
 #include <mutex>
 
+#include "loop_threads.hpp"
+
 namespace autograph::cpu::backends {
 
 namespace {
-/// The OpenMP threads a backend kernel's loops run on: the runtime's count, or one under
-/// ThreadSanitizer, as builtin::detail::parallel_for does (libgomp's fork and join are futexes
-/// TSan does not model).
-int loop_threads(int threads) {
-#if defined(__SANITIZE_THREAD__)
-  (void)threads;
-  return 1;
-#else
-  return threads;
-#endif
-}
+using cpu::detail::loop_threads;  // one thread under ThreadSanitizer (src/cpu/loop_threads.hpp)
 
 /// Turns OpenBLAS's own thread pool off for the process: every sgemm then runs on the thread
 /// that calls it, and the BLAS kernel splits its products over the threads the runtime gives

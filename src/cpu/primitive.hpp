@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "autograph/cpu/ops.hpp"
+#include "loop_threads.hpp"
 
 namespace autograph::cpu::builtin::detail {
 
@@ -116,14 +117,11 @@ void run_copy(Preparation& p, std::string const& what, std::size_t in, std::size
 /// Registers a step filling output o with `value`.
 void run_fill(Preparation& p, std::string const& what, std::size_t o, float value);
 
-/// Runs f(begin, end) over [0, n) split into contiguous parts on `threads` OpenMP threads.
-/// Under ThreadSanitizer it runs on one thread: libgomp's fork and join are futexes TSan does
-/// not model, so every loop it splits would be reported as a race (scripts/test.sh).
+/// Runs f(begin, end) over [0, n) split into contiguous parts on `threads` OpenMP threads (one
+/// under ThreadSanitizer: loop_threads.hpp).
 template <class F>
 void parallel_for(int threads, std::int64_t n, F const& f) {
-#if defined(__SANITIZE_THREAD__)
-  threads = 1;
-#endif
+  threads = cpu::detail::loop_threads(threads);
   if (threads <= 1 || n < 2) {
     f(std::int64_t{0}, n);
     return;

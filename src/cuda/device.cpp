@@ -1,6 +1,7 @@
 // Device: opening a GPU, what it is, its library handles.
 #include "autograph/cuda/device.hpp"
 
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -8,6 +9,15 @@
 #include "dnn.hpp"
 
 namespace autograph::cuda {
+
+std::string detail::kernel_module_version_in(std::string const& line) {
+  std::istringstream words(line);
+  for (std::string w; words >> w;)
+    if (std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos && w.find_first_not_of("0123456789.") == std::string::npos)
+      return w;
+  return {};
+}
+
 namespace {
 
 std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
@@ -17,14 +27,7 @@ std::string kernel_module_version() {
   std::ifstream f("/proc/driver/nvidia/version");
   std::string line;
   if (!f || !std::getline(f, line)) return {};
-  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul 27 ..."
-  std::istringstream words(line);
-  std::string w, prev;
-  while (words >> w) {
-    if (prev == "Module") return w;
-    prev = w;
-  }
-  return {};
+  return detail::kernel_module_version_in(line);
 }
 
 }  // namespace

@@ -288,9 +288,6 @@ cublasLtEpilogue_t cublaslt_epilogue(GemmEpilogue::Fused f) {
   return CUBLASLT_EPILOGUE_DEFAULT;
 }
 
-/// Workspace offered to the heuristic (NVIDIA recommends 32 MiB on Hopper).
-constexpr std::size_t max_gemm_workspace = std::size_t{32} << 20;
-
 /// A column-major rows x cols matrix with leading dimension ld, `batch` of them `stride` apart.
 LayoutDesc make_layout(std::int64_t rows, std::int64_t cols, std::int64_t ld, int batch, std::int64_t stride, std::string const& what) {
   cublasLtMatrixLayout_t l = nullptr;

@@ -72,6 +72,10 @@ struct GemmShape {
   GemmEpilogue::Fused epilogue = GemmEpilogue::Fused::none;
 };
 
+/// Workspace offered to cuBLASLt's heuristic (NVIDIA recommends 32 MiB on Hopper): no
+/// algorithm it picks asks for more, so a product lowered for planning only reserves this.
+inline constexpr std::size_t max_gemm_workspace = std::size_t{32} << 20;
+
 class Gemm {
  public:
   Gemm(Device& device, GemmShape const& shape, bool allow_tf32);

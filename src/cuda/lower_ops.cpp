@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "autograph/cuda/attention_tiles.hpp"
 #include "autograph/cuda/device.hpp"
 #include "autograph/cuda/epilogue.hpp"
 #include "autograph/cuda/kernels.hpp"
@@ -275,7 +276,9 @@ struct BatchedGemm {
   std::vector<Offsets> outer;
   std::size_t workspace = 0;
   /// Enqueues every call; `bias`: one per column of c when the epilogue has one.
+  /// @throws CudaError for a product lowered for planning only (no plan: nothing can run it).
   void run(LaunchArgs const& a, float const* x, float const* w, float const* bias, float* c) const {
+    if (!plan) throw CudaError(std::string(gemm_launch) + ": this product was lowered for planning only (no GPU); it cannot be launched");
     for (auto const& o : outer) plan->run(*a.device, a.stream, x + o.a, w + o.b, bias, c + o.c, a.workspace[workspace]);
   }
 };
@@ -342,6 +345,9 @@ BatchedGemm plan_gemm(Lowering& l, Shape const& as, Shape const& bs, Shape const
   g.align_a = align(align_a, g.stride_a, &Offsets::a);
   g.align_b = align(align_b, g.stride_b, &Offsets::b);
   g.align_c = align(16, g.stride_c, &Offsets::c);
+  // Planning without a GPU: cuBLASLt's heuristic needs the device, so the plan is left out
+  // and the workspace is the most any algorithm it offers may take (dnn::max_gemm_workspace).
+  if (l.planning_only()) return {nullptr, std::move(outer), l.workspace(dnn::max_gemm_workspace)};
   auto plan = std::make_shared<dnn::Gemm>(l.device(), g, l.allow_tf32());
   std::size_t ws = l.workspace(plan->workspace_bytes());
   return {std::move(plan), std::move(outer), ws};
@@ -518,53 +524,72 @@ void lower_binary(BinaryKind kind, Lowering& l) {
 // ---- fused transformer ops ------------------------------------------------------------------
 
 void lower(AddLayerNorm const& op, Lowering& l) {
+  // One kernel (reduction.cu): the sum formed, kept on chip for its row and written out only
+  // when keep_sum asks for it; no workspace.
   Shape const& ys = l.outputs()[0].shape;
   if (ys.numel() == 0) return;
   kn::BroadcastLayout b = broadcast_layout(l.inputs()[0].shape, l.inputs()[1].shape, ys);
-  std::int64_t len = l.inputs()[2].numel(), rows = ys.numel() / len;
+  std::int64_t len = l.inputs()[2].numel();
   float eps = op.epsilon;
   bool keep = op.keep_sum;
-  std::size_t ws = keep ? 0 : l.workspace(static_cast<std::size_t>(ys.numel()) * sizeof(float));
-  l.launch("binary kernel", [=](LaunchArgs const& a) {
-    float* sum = keep ? a.out[1] : static_cast<float*>(a.workspace[ws]);
-    kn::binary(kn::BinaryCode::add, b, a.in[0], a.in[1], sum, a.stream);
-  });
-  l.launch("layer_norm kernel", [=](LaunchArgs const& a) {
-    float const* sum = keep ? a.out[1] : static_cast<float const*>(a.workspace[ws]);
-    kn::layer_norm(rows, len, eps, sum, a.in[2], a.in[3], a.out[0], a.stream);
+  l.launch("add_layer_norm kernel", [=](LaunchArgs const& a) {
+    kn::add_layer_norm(b, len, eps, a.in[0], a.in[1], a.in[2], a.in[3], a.out[0], keep ? a.out[1] : nullptr, a.stream);
   });
 }
 
 void lower(FusedAttention const& op, Lowering& l) {
-  // The primitive kernels in sequence (no fused attention kernel yet): the scores by cuBLASLt
-  // into a workspace, scaled and masked in place, softmax into a second workspace, then the
-  // product with v. The scores do reach memory here, unlike in the roofline's FlashAttention.
+  // One kernel (attention.cu, attention_tiles.hpp): the scores stay on chip. Every operand is
+  // read through strides over the output's batch dimensions, 0 where it broadcasts.
   Shape const& ys = l.outputs()[0].shape;
   if (ys.numel() == 0) return;
   Shape scores = op.scores_shape(l.inputs());
-  Shape const &qs = l.inputs()[0].shape, &vs = l.inputs()[2].shape;
-  std::int64_t tk = scores[scores.rank() - 1], n = scores.numel(), total = ys.numel();
+  Shape const &qs = l.inputs()[0].shape, &ks = l.inputs()[1].shape, &vs = l.inputs()[2].shape;
+  std::size_t r = ys.rank();
+  std::int64_t d = qs[qs.rank() - 1], dv = ys[r - 1], tq = ys[r - 2], tk = scores[scores.rank() - 1];
   if (tk == 0) {  // softmax over no keys, times no values: an empty sum
+    std::int64_t total = ys.numel();
     l.launch("fill", [=](LaunchArgs const& a) { kn::fill(a.out[0], total, 0.f, a.stream); });
     return;
   }
-  std::size_t s_ws = l.workspace(static_cast<std::size_t>(n) * sizeof(float)), p_ws = l.workspace(static_cast<std::size_t>(n) * sizeof(float));
-  auto at = [](LaunchArgs const& a, std::size_t w) { return static_cast<float*>(a.workspace[w]); };
-  if (qs[qs.rank() - 1] == 0) {  // D = 0: every score is 0
-    l.launch("fill", [=](LaunchArgs const& a) { kn::fill(at(a, s_ws), n, 0.f, a.stream); });
-  } else {
-    BatchedGemm qk = plan_gemm(l, qs, l.inputs()[1].shape, scores, GemmEpilogue::Fused::none, l.input_alignment(0), l.input_alignment(1));
-    l.launch(std::string(gemm_launch), [=](LaunchArgs const& a) { qk.run(a, a.in[0], a.in[1], nullptr, at(a, s_ws)); });
-  }
-  float scale = op.scale;
-  l.launch("unary kernel", [=](LaunchArgs const& a) { kn::unary(kn::UnaryCode::scale, scale, 0.f, at(a, s_ws), at(a, s_ws), n, a.stream); });
+  if (d > kn::attention::max_head_dim || dv > kn::attention::max_head_dim)
+    l.reject("FusedAttention with q " + qs.to_string() + " and v " + vs.to_string() + ": head dimensions D = " + std::to_string(d) +
+             " and Dv = " + std::to_string(dv) + " exceed the fused kernel's bound of " + std::to_string(kn::attention::max_head_dim));
+  if (r - 2 > static_cast<std::size_t>(kn::max_rank)) l.reject("FusedAttention with more than 8 batch dimensions (output " + ys.to_string() + ")");
+  Shape batch(ys.dims().first(r - 2));
+  auto matrix_strides = [&](Shape const& s, std::int64_t elements) {
+    return scaled(broadcast_strides(Shape(s.dims().first(s.rank() - 2)), batch), elements);
+  };
+  // The mask broadcasts to the scores [..., Tq, Tk], whose batch broadcasts to the output's.
+  Ints mask_st(r, 0);
   if (l.inputs().size() == 4) {
-    kn::BroadcastLayout b = broadcast_layout(scores, l.inputs()[3].shape, scores);
-    l.launch("binary kernel", [=](LaunchArgs const& a) { kn::binary(kn::BinaryCode::add, b, at(a, s_ws), a.in[3], at(a, s_ws), a.stream); });
+    Ints full = dims_of(batch);
+    full.push_back(tq);
+    full.push_back(tk);
+    mask_st = broadcast_strides(l.inputs()[3].shape, Shape(full));
   }
-  l.launch("softmax kernel", [=](LaunchArgs const& a) { kn::softmax(n / tk, tk, 1, at(a, s_ws), at(a, p_ws), a.stream); });
-  BatchedGemm pv = plan_gemm(l, scores, vs, ys, GemmEpilogue::Fused::none, 16, l.input_alignment(2));
-  l.launch(std::string(gemm_launch), [=](LaunchArgs const& a) { pv.run(a, at(a, p_ws), a.in[2], nullptr, a.out[0]); });
+  Ints mask_batch(mask_st.begin(), mask_st.end() - 2);
+  Dims<4> raw{dims_of(batch), {matrix_strides(qs, tq * d), matrix_strides(ks, d * tk), matrix_strides(vs, tk * dv), mask_batch}};
+  Dims<4> c = coalesce(raw);
+  kn::AttentionLayout L;
+  L.batch_rank = static_cast<int>(c.shape.size());
+  for (std::size_t i = 0; i < c.shape.size(); ++i) {
+    L.batch_shape[i] = c.shape[i];
+    L.q_stride[i] = c.stride[0][i];
+    L.k_stride[i] = c.stride[1][i];
+    L.v_stride[i] = c.stride[2][i];
+    L.mask_stride[i] = c.stride[3][i];
+  }
+  L.tq = tq;
+  L.tk = tk;
+  L.d = d;
+  L.dv = dv;
+  L.mask_row = mask_st[r - 2];
+  L.mask_col = mask_st[r - 1];
+  L.scale = op.scale;
+  bool mask = l.inputs().size() == 4;
+  l.launch("fused_attention kernel", [=](LaunchArgs const& a) {
+    kn::fused_attention(L, a.in[0], a.in[1], a.in[2], mask ? a.in[3] : nullptr, a.out[0], a.stream);
+  });
 }
 
 void lower_unary(UnaryKind kind, float alpha, float beta, Lowering& l) {

@@ -41,6 +41,7 @@ Device& Lowering::device() const {
   if (!s_->device) throw CudaError(label() + ": lowering this operator needs a GPU (this graph is lowered for planning only)");
   return *s_->device;
 }
+bool Lowering::planning_only() const { return s_->device == nullptr; }
 bool Lowering::allow_tf32() const { return s_->options->allow_tf32; }
 bool Lowering::allow_views() const { return s_->options->views; }
 bool Lowering::launched() const { return s_->node.kernel; }

@@ -1,4 +1,5 @@
-// Row reductions: softmax, layer normalisation, sum/mean over arbitrary axes.
+// Row reductions: softmax, layer normalisation (alone and after a residual add), sum/mean over
+// arbitrary axes.
 //
 // Short rows (<= 1024, the attention and hidden sizes of the transformer models) get one warp
 // each, eight rows to a block; longer rows get a whole block. Either loops over rows with the
@@ -102,6 +103,54 @@ __global__ void layer_norm_rows(std::int64_t rows, std::int64_t len, float epsil
   }
 }
 
+/// The offset of output element i in an operand read through strides `stride` of `l`'s shape.
+__device__ std::int64_t broadcast_offset(BroadcastLayout const& l, std::int64_t const* stride, std::int64_t i) {
+  std::int64_t off = 0;
+  for (int d = l.rank - 1; d >= 0; --d) {
+    off += (i % l.shape[d]) * stride[d];
+    i /= l.shape[d];
+  }
+  return off;
+}
+
+// AddLayerNorm: a block per row. The sum s = a + b is formed once, kept in shared memory when
+// the row fits (Cached; otherwise re-formed from a and b in each pass), and written out when
+// asked; then the two passes of layer_norm_rows (mean, centred squares) and the output.
+template <bool Cached>
+__global__ void add_layer_norm_rows(BroadcastLayout l, std::int64_t rows, std::int64_t len, float epsilon, float const* __restrict__ a,
+                                    float const* __restrict__ b, float const* __restrict__ gamma, float const* __restrict__ beta,
+                                    float* __restrict__ y, float* __restrict__ sum_out) {
+  extern __shared__ float row_cache[];
+  __shared__ float scratch[32];
+  auto sum_at = [&](std::int64_t i) { return a[broadcast_offset(l, l.a_stride, i)] + b[broadcast_offset(l, l.b_stride, i)]; };
+  for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    std::int64_t base = row * len;
+    float acc = 0.f;
+    for (std::int64_t j = threadIdx.x; j < len; j += blockDim.x) {
+      float s = sum_at(base + j);
+      if constexpr (Cached) row_cache[j] = s;
+      if (sum_out) sum_out[base + j] = s;
+      acc += s;
+    }
+    float mean = detail::block_reduce<false>(acc, scratch) / static_cast<float>(len);
+    float sq = 0.f;
+    for (std::int64_t j = threadIdx.x; j < len; j += blockDim.x) {
+      float dv = (Cached ? row_cache[j] : sum_at(base + j)) - mean;
+      sq += dv * dv;
+    }
+    float inv_std = rsqrtf(detail::block_reduce<false>(sq, scratch) / static_cast<float>(len) + epsilon);
+    for (std::int64_t j = threadIdx.x; j < len; j += blockDim.x) {
+      float s = Cached ? row_cache[j] : sum_at(base + j);
+      y[base + j] = (s - mean) * inv_std * gamma[j] + beta[j];
+    }
+    __syncthreads();  // the next row's first pass overwrites row_cache
+  }
+}
+
+/// Rows up to this many floats are kept in shared memory (32 KiB, under the 48 KiB a block may
+/// take without opting in).
+constexpr std::int64_t cached_row_limit = 8192;
+
 /// One block per kept index; the block's threads stride over the reduced sub-block.
 __global__ void reduce_kernel(ReduceLayout r, std::int64_t outputs, std::int64_t count, float divisor, float const* __restrict__ x,
                               float* __restrict__ y) {
@@ -149,6 +198,20 @@ void layer_norm(std::int64_t rows, std::int64_t len, float epsilon, float const*
   else
     layer_norm_rows<false><<<blocks_for(rows, 1), block_threads, 0, s>>>(rows, len, epsilon, x, gamma, beta, y);
   check_launch("layer_norm kernel");
+}
+
+void add_layer_norm(BroadcastLayout const& layout, std::int64_t len, float epsilon, float const* a, float const* b, float const* gamma,
+                    float const* beta, float* y, float* sum, cudaStream_t s) {
+  std::int64_t total = 1;
+  for (int d = 0; d < layout.rank; ++d) total *= layout.shape[d];
+  if (total == 0 || len == 0) return;
+  std::int64_t rows = total / len;
+  if (len <= cached_row_limit)
+    add_layer_norm_rows<true><<<blocks_for(rows, 1), block_threads, static_cast<std::size_t>(len) * sizeof(float), s>>>(layout, rows, len, epsilon,
+                                                                                                                      a, b, gamma, beta, y, sum);
+  else
+    add_layer_norm_rows<false><<<blocks_for(rows, 1), block_threads, 0, s>>>(layout, rows, len, epsilon, a, b, gamma, beta, y, sum);
+  check_launch("add_layer_norm kernel");
 }
 
 void reduce(ReduceLayout const& r, bool mean, float const* x, float* y, cudaStream_t s) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "autograph/graph/builder.hpp"
+#include "autograph/graph/weights.hpp"
 #include "autograph/runtime/reference_executor.hpp"
 
 namespace autograph::cuda::testing {

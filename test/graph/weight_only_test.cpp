@@ -33,7 +33,7 @@ TEST(WeightOnly, ExtractCopiesWeightTransformsIntoThePartThatReadsThem) {
   auto y = b.add(x, w);
   auto g = std::move(b).build({b.relu(y)});
   auto sub = extract(g, {y.node});
-  // The transform and its weight come along; only x becomes a placeholder.
+  // The transform and its weight come along; only x becomes a boundary input.
   EXPECT_EQ(sub.inputs.size(), 1u);
   EXPECT_EQ(sub.inputs[0], x);
   auto inside = weight_only_nodes(sub.graph);

@@ -24,6 +24,14 @@ inline std::optional<std::string> gpu_unavailable() {
   return std::nullopt;
 }
 
+namespace detail {
+/// The driver version in the first line of /proc/driver/nvidia/version: the first word made of
+/// digits and dots ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.65.06  Sun Jul ..." and
+/// the open modules' "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  ...");
+/// empty when there is none.
+std::string kernel_module_version_in(std::string const& line);
+}  // namespace detail
+
 /// What a measurement ran on: the device, the driver and the library versions.
 struct DeviceInfo {
   int index = 0;

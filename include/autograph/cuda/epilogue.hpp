@@ -68,8 +68,10 @@ inline ConvEpilogue conv_epilogue(bool bias, Activation act, bool precomp_gemm_o
 
 /// y = act(a b + bias), the bias one value per column of y (per output feature). cuBLASLt's
 /// epilogues fuse relu and a bias (CUBLASLT_EPILOGUE_RELU, _BIAS, _RELU_BIAS; dnn.cpp); they
-/// have no sigmoid or tanh. Their GELU (CUBLASLT_EPILOGUE_GELU_BIAS) is the tanh approximation,
-/// not the exact erf GELU of Activation::gelu: the bias is fused, the GELU runs after.
+/// have no sigmoid or tanh. Their GELU (CUBLASLT_EPILOGUE_GELU_BIAS) is the tanh approximation
+/// (cublasLt.h only says "GELU"; XLA's GemmRewriter, xla/service/gpu/gemm_rewriter.cc
+/// FuseGeluActivation, fuses only 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3))) into it), not the
+/// exact erf GELU of Activation::gelu: the bias is fused, the GELU runs after, in place.
 struct GemmEpilogue {
   enum class Fused : std::uint8_t { none, relu, bias, relu_bias };
   Fused fused = Fused::none;

@@ -65,7 +65,12 @@ class Lowering {
   std::span<TensorDesc const> outputs() const;
   /// "Conv2D 'stem/conv'": how errors name the node.
   std::string const& label() const;
+  /// @throws CudaError when planning_only().
   Device& device() const;
+  /// Whether the graph is lowered for planning only (no device): a library plan that needs the
+  /// GPU (cuDNN's measured algorithm choice) cannot be made; one whose needs have a known bound
+  /// (cuBLASLt's workspace cap) may declare the bound instead.
+  bool planning_only() const;
   /// Whether matrix products may run on TF32 tensor cores (1e-3 relative error).
   bool allow_tf32() const;
   /// Whether outputs may be views of inputs (off in tests that want every copy kernel to run).

@@ -76,6 +76,33 @@ void batch_norm(std::int64_t n, std::int64_t channels, std::int64_t inner, float
 void layer_norm(std::int64_t rows, std::int64_t len, float epsilon, float const* x, float const* gamma, float const* beta, float* y,
                 cudaStream_t stream);
 
+/// AddLayerNorm in one pass over each row (a block per row): s = a + b read through `layout`
+/// (the broadcast of a and b to the sum's shape, rows of `len` elements), then
+/// y = (s - mean) / sqrt(var + epsilon) * gamma + beta per row, as layer_norm. `sum`, when not
+/// null, receives s as well (AddLayerNorm's keep_sum).
+void add_layer_norm(BroadcastLayout const& layout, std::int64_t len, float epsilon, float const* a, float const* b, float const* gamma,
+                    float const* beta, float* y, float* sum, cudaStream_t stream);
+
+/// FusedAttention: out = softmax(scale * q kT [+ mask]) v per batch matrix, with the scores
+/// kept on chip (attention_tiles.hpp). q [batch..., tq, d], kT [batch..., d, tk],
+/// v [batch..., tk, dv], out dense [batch..., tq, dv]; each operand's offset for a batch index
+/// is index . its stride (0 where it broadcasts). The mask, when not null, is read at
+/// mask_offset(batch) + row * mask_row + key * mask_col (0 where it broadcasts).
+/// @pre d, dv <= attention::max_head_dim; tk > 0 (no keys: the caller fills zeros)
+struct AttentionLayout {
+  int batch_rank = 0;
+  std::int64_t batch_shape[max_rank] = {};
+  std::int64_t q_stride[max_rank] = {};
+  std::int64_t k_stride[max_rank] = {};
+  std::int64_t v_stride[max_rank] = {};
+  std::int64_t mask_stride[max_rank] = {};
+  std::int64_t tq = 0, tk = 0, d = 0, dv = 0;
+  std::int64_t mask_row = 0, mask_col = 0;
+  float scale = 1.f;
+};
+void fused_attention(AttentionLayout const& layout, float const* q, float const* kT, float const* v, float const* mask, float* out,
+                     cudaStream_t stream);
+
 /// Softmax of x viewed as [outer, n, inner] along n.
 void softmax(std::int64_t outer, std::int64_t n, std::int64_t inner, float const* x, float* y, cudaStream_t stream);
 

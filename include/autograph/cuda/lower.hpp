@@ -33,7 +33,9 @@ namespace autograph::cuda {
 /// Lowers `g` for `device`. Constants are uploaded (through `cache` when given).
 /// With no device, lowers for planning only: views, in-place concatenation, workspaces and
 /// launches are decided and nothing is allocated (host code can plan memory and check a
-/// schedule without a GPU); ops that need cuDNN or cuBLAS then throw CudaError.
+/// schedule without a GPU); convolutions (cuDNN chooses their algorithm by running it) then
+/// throw CudaError, and matrix products reserve cuBLASLt's workspace cap with a launch that
+/// refuses to run.
 /// @throws CudaError for an unsupported node (before anything is launched), ExecutionError
 /// for a weight without data when options.random_weights is unset.
 template <class Set>

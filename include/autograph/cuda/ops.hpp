@@ -33,12 +33,11 @@ void lower(Pad const& op, Lowering& l);
 void lower(Enlarge const& op, Lowering& l);
 void lower(Reduce const& op, Lowering& l);
 void lower(Resize const& op, Lowering& l);
-/// The sum by the binary kernel (into output 1 when kept, else a workspace), then the
-/// layer_norm kernel: two passes, the sum read back once.
+/// One add_layer_norm kernel (a block per row): the sum formed once, written to output 1 only
+/// when kept, never read back from memory.
 void lower(AddLayerNorm const& op, Lowering& l);
-/// Its primitive kernels in sequence (cuBLASLt, scale, mask add, softmax, cuBLASLt), the scores
-/// in workspaces: no fused attention kernel yet, so no gain over the unfused graph but one
-/// node (rules::TransformerFusion is not in rules::Default for this reason).
+/// One fused_attention kernel (attention_tiles.hpp): the scores never reach global memory.
+/// @throws CudaError (reject) for a head dimension above attention::max_head_dim.
 void lower(FusedAttention const& op, Lowering& l);
 
 template <BinaryKind K>

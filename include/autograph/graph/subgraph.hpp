@@ -2,10 +2,10 @@
 // Cutting a part out of a graph and putting an optimized version back.
 //
 // extract(): the nodes of a part become a graph of their own. Every value the part reads from
-// outside becomes an Input placeholder; weights the part reads are copied in (the same shared
+// outside becomes a boundary input (an Input node named after that value); weights the part reads are copied in (the same shared
 // op, so no data is copied). The subgraph's outputs are the part's values that are read
 // outside it or are graph outputs.
-// stitch(): adds an optimized subgraph's nodes to the full graph, wires its placeholders back
+// stitch(): adds an optimized subgraph's nodes to the full graph, wires its boundary inputs back
 // to the outside values, redirects the readers of the old part's outputs, and removes what
 // is no longer used.
 #include <algorithm>
@@ -22,12 +22,12 @@ namespace autograph {
 template <class Set>
 struct Subgraph {
   Graph<Set> graph;
-  std::vector<Value> inputs;   // outside value bound to each placeholder (in g.inputs() order of `graph`)
+  std::vector<Value> inputs;   // outside value bound to each boundary input (in g.inputs() order of `graph`)
   std::vector<Value> outputs;  // the part's value behind each subgraph output
 };
 
 namespace detail {
-inline std::string placeholder_label(Value v) { return "@" + std::to_string(v.node) + ":" + std::to_string(v.port); }
+inline std::string boundary_input_label(Value v) { return "@" + std::to_string(v.node) + ":" + std::to_string(v.port); }
 }  // namespace detail
 
 /// Extracts the part `nodes` (any order; source nodes in it are fine). Weights read by the part
@@ -55,7 +55,7 @@ Subgraph<Set> extract(Graph<Set> const& g, std::vector<NodeId> const& nodes) {
       for (std::uint32_t p = 0; p < n.outputs.size(); ++p) map.emplace(key(Value{v.node, p}), Value{copy, p});
       return Value{copy, v.port};
     }
-    inside = Value{sub.graph.add(AnyOp{Input{g.desc(v), detail::placeholder_label(v)}}, std::span<Value const>{}), 0};
+    inside = Value{sub.graph.add(AnyOp{Input{g.desc(v), detail::boundary_input_label(v)}}, std::span<Value const>{}), 0};
     sub.inputs.push_back(v);
     map.emplace(key(v), inside);
     return inside;
@@ -89,32 +89,32 @@ Subgraph<Set> extract(Graph<Set> const& g, std::vector<NodeId> const& nodes) {
 }
 
 /// Replaces the part that `sub` was extracted from by `optimized` (a rewrite of sub.graph with
-/// the same placeholders and outputs). @post the readers of the part's outputs read the
+/// the same boundary inputs and outputs). @post the readers of the part's outputs read the
 /// optimized values; with `cleanup`, nodes nothing reads any more are removed. Stitching
 /// several parts of one graph: stitch them in reverse topological order with cleanup off, then
 /// call remove_dead() once — an optimized later part may stop reading a value that an earlier
-/// part's placeholders still name.
+/// part's boundary inputs still name.
 template <class Set>
 void stitch(Graph<Set>& g, Subgraph<Set> const& sub, Graph<Set> const& optimized, bool cleanup = true) {
   if (optimized.outputs().size() != sub.outputs.size())
     throw GraphError("stitch(): the optimized part has " + std::to_string(optimized.outputs().size()) + " outputs, the part had " +
                      std::to_string(sub.outputs.size()));
   Graph<Set> result = g;  // edit a copy (cheap) so a failure leaves g untouched
-  std::unordered_map<std::string, Value> placeholders;
-  for (Value v : sub.inputs) placeholders.emplace(detail::placeholder_label(v), v);
+  std::unordered_map<std::string, Value> boundary;
+  for (Value v : sub.inputs) boundary.emplace(detail::boundary_input_label(v), v);
   std::vector<Value> map_node(optimized.id_bound());  // port 0 base per node
   std::vector<NodeId> new_id(optimized.id_bound(), no_node);
   for (NodeId id : topological_order(optimized)) {
     auto const& n = optimized[id];
     if (auto const* in = n.template get_if<Input>()) {
-      auto it = placeholders.find(in->label);
-      if (it == placeholders.end()) throw GraphError("stitch(): the optimized part reads an unknown input '" + in->label + "'");
+      auto it = boundary.find(in->label);
+      if (it == boundary.end()) throw GraphError("stitch(): the optimized part reads an unknown input '" + in->label + "'");
       map_node[id] = it->second;
       continue;
     }
     std::vector<Value> ins;
     for (Value v : n.inputs) {
-      if (new_id[v.node] == no_node) {  // a placeholder
+      if (new_id[v.node] == no_node) {  // a boundary input
         ins.push_back(map_node[v.node]);
       } else {
         ins.push_back(Value{new_id[v.node], v.port});

@@ -20,7 +20,7 @@ struct PlanChoice {
 };
 
 /// The input `g` with each chunk of the plan stitched in.
-/// Chunks are stitched in reverse order: a later chunk's placeholders name values of earlier
+/// Chunks are stitched in reverse order: a later chunk's boundary inputs name values of earlier
 /// chunks, which must still exist when it is stitched.
 /// @pre `chunks` are the DP's chunks in plan order (producers first), each a search of `g`;
 ///      choice.rank < chunks[choice.chunk]->best.size() when a chunk is chosen.

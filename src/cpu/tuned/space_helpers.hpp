@@ -6,23 +6,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "../loop_threads.hpp"
+
 namespace autograph::cpu::tuned {
 
 inline std::int64_t round_up(std::int64_t x, std::int64_t m) { return (x + m - 1) / m * m; }
 inline std::int64_t ceil_div(std::int64_t x, std::int64_t m) { return (x + m - 1) / m; }
 inline int available_cores() { return std::max(1, omp_get_num_procs()); }
 
-/// The OpenMP threads a kernel's loop runs on for a configured count: under ThreadSanitizer one,
-/// as builtin::detail::parallel_for does (libgomp's fork and join are futexes TSan does not
-/// model, so every split loop would be reported as a race; scripts/test.sh).
-inline std::int64_t loop_threads(std::int64_t threads) {
-#if defined(__SANITIZE_THREAD__)
-  (void)threads;
-  return 1;
-#else
-  return threads;
-#endif
-}
+using cpu::detail::loop_threads;  // one thread under ThreadSanitizer (src/cpu/loop_threads.hpp)
 
 /// The threads knob: 1, the powers of two below the core count, and every core.
 inline std::vector<std::int64_t> thread_counts() {

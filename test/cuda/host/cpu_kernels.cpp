@@ -8,6 +8,9 @@
 #include <cstring>
 #include <limits>
 
+#include <vector>
+
+#include "autograph/cuda/attention_tiles.hpp"
 #include "autograph/cuda/error.hpp"
 #include "autograph/cuda/kernels.hpp"
 
@@ -153,6 +156,77 @@ void layer_norm(std::int64_t rows, std::int64_t len, float epsilon, float const*
     for (std::int64_t j = 0; j < len; ++j) sq += (xr[j] - mean) * (xr[j] - mean);
     float inv_std = 1.f / std::sqrt(sq / static_cast<float>(len) + epsilon);
     for (std::int64_t j = 0; j < len; ++j) y[r * len + j] = (xr[j] - mean) * inv_std * gamma[j] + beta[j];
+  }
+}
+
+void add_layer_norm(BroadcastLayout const& l, std::int64_t len, float epsilon, float const* a, float const* b, float const* gamma,
+                    float const* beta, float* y, float* sum, cudaStream_t) {
+  std::int64_t n = 1;
+  for (int d = 0; d < l.rank; ++d) n *= l.shape[d];
+  std::vector<float> s(static_cast<std::size_t>(len));
+  for (std::int64_t base = 0; len > 0 && base < n; base += len) {
+    for (std::int64_t j = 0; j < len; ++j) {
+      std::int64_t rem = base + j, oa = 0, ob = 0;
+      for (int d = l.rank - 1; d >= 0; --d) {
+        std::int64_t idx = rem % l.shape[d];
+        rem /= l.shape[d];
+        oa += idx * l.a_stride[d];
+        ob += idx * l.b_stride[d];
+      }
+      s[static_cast<std::size_t>(j)] = a[oa] + b[ob];
+      if (sum) sum[base + j] = s[static_cast<std::size_t>(j)];
+    }
+    layer_norm(1, len, epsilon, s.data(), gamma, beta, y + base, nullptr);
+  }
+}
+
+// The GPU kernel's algorithm in the same tiles (attention_tiles.hpp): per query row, keys in
+// tiles of block_k, the running maximum, sum and accumulator rescaled as the maximum grows.
+void fused_attention(AttentionLayout const& L, float const* q, float const* kT, float const* v, float const* mask, float* out, cudaStream_t) {
+  if (L.d > attention::max_head_dim || L.dv > attention::max_head_dim || L.tk <= 0)
+    throw CudaError("fused_attention kernel: head dimensions outside what it is compiled for");
+  attention::Tiles t = attention::tiles_for(L.d, L.dv);
+  std::int64_t batch = 1;
+  for (int i = 0; i < L.batch_rank; ++i) batch *= L.batch_shape[i];
+  std::vector<float> acc(static_cast<std::size_t>(L.dv)), p(static_cast<std::size_t>(t.block_k));
+  for (std::int64_t b = 0; b < batch; ++b) {
+    std::int64_t qo = 0, ko = 0, vo = 0, mo = 0;
+    for (std::int64_t i = L.batch_rank - 1, rem = b; i >= 0; --i) {
+      std::int64_t idx = rem % L.batch_shape[i];
+      rem /= L.batch_shape[i];
+      qo += idx * L.q_stride[i];
+      ko += idx * L.k_stride[i];
+      vo += idx * L.v_stride[i];
+      mo += idx * L.mask_stride[i];
+    }
+    for (std::int64_t r = 0; r < L.tq; ++r) {
+      float m = -std::numeric_limits<float>::infinity(), l = 0.f;
+      std::fill(acc.begin(), acc.end(), 0.f);
+      for (std::int64_t k0 = 0; k0 < L.tk; k0 += t.block_k) {
+        std::int64_t keys = std::min<std::int64_t>(t.block_k, L.tk - k0);
+        float tile_max = -std::numeric_limits<float>::infinity();
+        for (std::int64_t j = 0; j < keys; ++j) {
+          float dot = 0.f;
+          for (std::int64_t i = 0; i < L.d; ++i) dot = std::fma(q[qo + r * L.d + i], kT[ko + i * L.tk + k0 + j], dot);
+          float s = L.scale * dot;
+          if (mask) s += mask[mo + r * L.mask_row + (k0 + j) * L.mask_col];
+          p[static_cast<std::size_t>(j)] = s;
+          tile_max = std::fmax(tile_max, s);
+        }
+        float m_new = std::fmax(m, tile_max);
+        float ref = std::isinf(m_new) && m_new < 0 ? 0.f : m_new;
+        float rescale = std::exp(m - ref), sum = 0.f;
+        for (std::int64_t j = 0; j < keys; ++j) sum += p[static_cast<std::size_t>(j)] = std::exp(p[static_cast<std::size_t>(j)] - ref);
+        l = l * rescale + sum;
+        m = m_new;
+        for (std::int64_t c = 0; c < L.dv; ++c) {
+          float a = acc[static_cast<std::size_t>(c)] * rescale;
+          for (std::int64_t j = 0; j < keys; ++j) a = std::fma(p[static_cast<std::size_t>(j)], v[vo + (k0 + j) * L.dv + c], a);
+          acc[static_cast<std::size_t>(c)] = a;
+        }
+      }
+      for (std::int64_t c = 0; c < L.dv; ++c) out[(b * L.tq + r) * L.dv + c] = acc[static_cast<std::size_t>(c)] / l;
+    }
   }
 }
 

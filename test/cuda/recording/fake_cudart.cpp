@@ -284,11 +284,14 @@ cudaError_t __cudaGetKernel(cudaKernel_t* kernel, void const* fun) {
   *kernel = reinterpret_cast<cudaKernel_t>(const_cast<void*>(fun));
   return cudaSuccess;
 }
-cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void**, std::size_t, cudaStream_t s) {
+cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void**, std::size_t shared, cudaStream_t s) {
   auto const& names = autograph::cuda::recording::kernel_names();
   auto it = names.find(reinterpret_cast<void const*>(kernel));
   Call& c = recorder().add(Kind::kernel, it == names.end() ? std::string("kernel") : it->second, s);
   c.accesses = c.declared;  // kernel parameters are not decoded: the node's memory
+  c.grid = grid;
+  c.block = block;
+  c.shared_bytes = shared;
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x * block.y * block.z == 0 || block.x * block.y * block.z > 1024 ||
       grid.y > 65535 || grid.z > 65535) {
     autograph::cuda::recording::last_error = cudaErrorInvalidConfiguration;

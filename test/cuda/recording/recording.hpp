@@ -13,7 +13,8 @@
 //   capture                 cudaStreamBeginCapture/EndCapture, cudaGraphInstantiate, cudaGraphLaunch;
 //                           per stream, whether it is capturing (a stream joins a capture by
 //                           waiting for an event recorded in it, as in CUDA)
-//   work on a stream        kernels (__cudaLaunchKernel, the launch nvcc lowers <<<>>> to),
+//   work on a stream        kernels (__cudaLaunchKernel, the launch nvcc lowers <<<>>> to, with
+//                           its grid, block and dynamic shared memory),
 //                           cudaMemcpyAsync, cudnnConvolutionForward/BackwardData/BiasActivationForward, cublasLtMatmul,
 //                           each with the byte ranges it reads and writes
 //   host-side blocking      cudaMalloc, cudaFree, cudaMemcpy, cudaStreamSynchronize,
@@ -79,6 +80,8 @@ struct Call {
   std::vector<Access> accesses;    // work: what it reads and writes
   std::vector<Access> declared;    // work: the node's memory (launch_hook) when the call was made
   bool in_node = false;            // made between launch_hook(node) and launch_hook(null)
+  dim3 grid{0, 0, 0}, block{0, 0, 0};  // kernels: the launch's configuration
+  std::size_t shared_bytes = 0;        // kernels: dynamic shared memory
 };
 
 /// The recorder behind the fakes: one per process.

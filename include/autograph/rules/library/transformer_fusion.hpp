@@ -113,10 +113,9 @@ struct FuseAddLayerNormKeepSum : PatternRule<FuseAddLayerNormKeepSum> {
 }  // namespace library
 
 /// The transformer fusions, in the order a greedy pass prefers: the bias joins its matmul
-/// before the GELU does. Not part of rules::Default: the CUDA runtime runs FusedAttention as its
-/// primitive kernels (the scores still in memory), and the CPU runtime through the reference
-/// kernel until cpu/tuned/'s attention kernel is wired to it (see the README's section on fused
-/// operators).
+/// before the GELU does. Not part of rules::Default: the CUDA runtime's FusedAttention kernel
+/// (FP32 on CUDA cores) has never run on a GPU, and the roofline prices it as a tensor-core
+/// FlashAttention (see the README's section on fused operators).
 using TransformerFusion =
     Rules<FuseAttention, FuseMaskedAttention, FuseMatMulBias, FuseMatMulGelu, FuseAddLayerNorm, FuseAddLayerNormKeepSum>;
 
