@@ -207,8 +207,7 @@ CpuExecutable::CpuExecutable(std::shared_ptr<CpuGraph const> g, Schedule const& 
   m.graph = std::move(g);
   auto const& graph = *m.graph;
   m.cores = options.cores > 0 ? options.cores : available_cores();
-  m.hb = HappensBefore(graph.id_bound);
-  m.hb.build(s, [&](NodeId id) { return lowered_node_label(graph, id); });
+  m.hb = happens_before(graph, s);
   validate_schedule(graph, m.hb, options.complete);
   m.plan_threads(s);
 
@@ -243,8 +242,7 @@ CpuExecutable::CpuExecutable(std::shared_ptr<CpuGraph const> g, Schedule const& 
 
   HappensBefore injected;
   if (options.arena_schedule) {
-    injected = HappensBefore(graph.id_bound);
-    injected.build(*options.arena_schedule, [&](NodeId id) { return lowered_node_label(graph, id); });
+    injected = happens_before(graph, *options.arena_schedule);
     for (auto const& n : graph.nodes)
       if (n.prepare && m.hb.scheduled(n.id) != injected.scheduled(n.id))
         throw ScheduleError("the arena schedule and the schedule that runs differ in whether they launch " + n.label);
@@ -257,14 +255,11 @@ CpuExecutable::CpuExecutable(std::shared_ptr<CpuGraph const> g, Schedule const& 
   for (auto const& in : graph.inputs) m.input_buffers.push_back(allocate(static_cast<std::size_t>(in.desc.bytes()), "input '" + in.label + "'"));
 
   auto pointer = [&](std::uint32_t v) -> float* {
-    using Kind = PlannedValue::Kind;
-    auto const& values = graph.values;
-    if (values[v].kind == Kind::empty) return nullptr;
-    auto [root, elements] = root_of(values, v);
-    switch (values[root].kind) {
-      case Kind::input: return reinterpret_cast<float*>(m.input_buffers[values[root].slot].get()) + elements;
-      case Kind::constant: return const_cast<float*>(graph.constants[values[root].slot].ptr()) + elements;  // read only
-      case Kind::buffer: return reinterpret_cast<float*>(m.arena.get() + m.memory.offset(graph, v));
+    auto at = locate(graph, m.memory, v);
+    switch (at.storage) {
+      case PlannedValue::Kind::input: return reinterpret_cast<float*>(m.input_buffers[at.slot].get() + at.byte_offset);
+      case PlannedValue::Kind::constant: return const_cast<float*>(graph.constants[at.slot].ptr()) + at.byte_offset / sizeof(float);  // read only
+      case PlannedValue::Kind::buffer: return reinterpret_cast<float*>(m.arena.get() + at.byte_offset);
       default: return nullptr;
     }
   };
@@ -331,15 +326,15 @@ std::vector<Tensor> CpuExecutable::run(std::span<Tensor const> inputs) {
     auto const& desc = graph.values[v].desc;
     std::vector<float> data(static_cast<std::size_t>(desc.numel()));
     if (!data.empty()) {
-      using Kind = PlannedValue::Kind;
-      auto [root, elements] = root_of(graph.values, v);
-      float const* p = nullptr;
-      switch (graph.values[root].kind) {
-        case Kind::input: p = reinterpret_cast<float const*>(impl_->input_buffers[graph.values[root].slot].get()) + elements; break;
-        case Kind::constant: p = graph.constants[graph.values[root].slot].ptr() + elements; break;
-        case Kind::buffer: p = reinterpret_cast<float const*>(impl_->arena.get() + impl_->memory.offset(graph, v)); break;
+      auto at = locate(graph, impl_->memory, v);
+      std::byte const* base = nullptr;
+      switch (at.storage) {
+        case PlannedValue::Kind::input: base = impl_->input_buffers[at.slot].get(); break;
+        case PlannedValue::Kind::constant: base = reinterpret_cast<std::byte const*>(graph.constants[at.slot].ptr()); break;
+        case PlannedValue::Kind::buffer: base = impl_->arena.get(); break;
         default: break;
       }
+      float const* p = base ? reinterpret_cast<float const*>(base + at.byte_offset) : nullptr;
       if (p) std::copy(p, p + data.size(), data.begin());
     }
     out.emplace_back(desc.shape, std::move(data));

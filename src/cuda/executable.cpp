@@ -64,18 +64,16 @@ struct GraphExecutable::Impl {
     auto const& values = g->values;
     value_ptr.assign(values.size(), nullptr);
     for (std::uint32_t v = 0; v < values.size(); ++v) {
-      if (values[v].kind == Kind::empty) continue;
-      auto [root, offset] = g->root(v);
-      auto const& rv = values[root];
+      auto at = locate(*g, memory, v);
       std::byte* base = nullptr;
-      switch (rv.kind) {
-        case Kind::input: base = static_cast<std::byte*>(g->input_buffers[rv.slot]->get()); break;
-        case Kind::constant: base = static_cast<std::byte*>(const_cast<void*>(g->constants[rv.slot]->get())); break;
-        case Kind::buffer: base = arena ? arena + memory.arena.offsets[memory.request_of[v]] : nullptr; break;
+      switch (at.storage) {
+        case Kind::input: base = static_cast<std::byte*>(g->input_buffers[at.slot]->get()); break;
+        case Kind::constant: base = static_cast<std::byte*>(const_cast<void*>(g->constants[at.slot]->get())); break;
+        case Kind::buffer: base = arena; break;
         case Kind::view:
         case Kind::empty: break;
       }
-      value_ptr[v] = base ? reinterpret_cast<float*>(base) + offset : nullptr;
+      value_ptr[v] = base ? reinterpret_cast<float*>(base + at.byte_offset) : nullptr;
     }
     // Every node's launch arguments.
     node_args.resize(g->nodes.size());
@@ -194,8 +192,7 @@ GraphExecutable::GraphExecutable(std::shared_ptr<LoweredGraph const> lowered, Sc
   m.schedule = std::move(schedule);
   m.options = options;
   m.scratch = std::move(scratch);
-  m.hb = HappensBefore(m.g->id_bound);
-  m.hb.build(m.schedule, [&](NodeId id) { return m.label(id); });
+  m.hb = happens_before(*m.g, m.schedule);
   m.plan();
 
   m.streams.resize(m.schedule.streams.size());

@@ -26,13 +26,6 @@ using Kind = LoweredGraph::ValueInfo::Kind;
 
 namespace {
 
-/// The alignment a pointer `offset` elements past one aligned to `base` bytes keeps.
-std::size_t offset_alignment(std::size_t base, std::int64_t offset) {
-  if (offset == 0) return base;
-  auto bytes = static_cast<std::size_t>(offset) * sizeof(float);
-  return std::min(base, bytes & (~bytes + 1));  // the lowest set bit
-}
-
 /// Alignment every fresh buffer is guaranteed: arena buffers are 256-byte aligned, and a
 /// buffer placed into a Concat's output lands on a 16-byte boundary at least (see finish()).
 constexpr std::size_t buffer_alignment = 16;
@@ -66,11 +59,7 @@ void Lowering::view(std::size_t out, std::size_t in, std::int64_t offset) {
   if (offset < 0 || offset + s_->out[out].numel() > s_->in[in].numel())
     throw CudaError(label() + ": output " + std::to_string(out) + " (" + s_->out[out].to_string() + ") as a view of input " + std::to_string(in) +
                     " (" + s_->in[in].to_string() + ") at offset " + std::to_string(offset) + " runs past the input");
-  std::uint32_t parent = s_->node.inputs[in];
-  value.kind = Kind::view;
-  value.parent = parent;
-  value.offset = offset;
-  value.alignment = offset_alignment(s_->graph->values[parent].alignment, offset);
+  s_->graph->make_view(s_->node.outputs[out], s_->node.inputs[in], offset);
 }
 
 void Lowering::place_input(std::size_t in, std::size_t out, std::int64_t offset) {
@@ -123,61 +112,42 @@ namespace detail {
 LoweringBuilder::LoweringBuilder(Device* device, LowerOptions const& options, ConstantCache* cache, std::size_t id_bound)
     : device_(device), options_(options), cache_(cache), graph_(std::make_shared<LoweredGraph>()) {
   if (device_) device_->make_current();
+  graph_->reset(id_bound);
   graph_->device = device;
-  graph_->id_bound = id_bound;
-  graph_->node_values.resize(id_bound);
-  graph_->node_index.assign(id_bound, LoweredGraph::npos);
 }
 LoweringBuilder::~LoweringBuilder() = default;
 
 void LoweringBuilder::add_input(NodeId id, std::string label, TensorDesc const& desc) {
   if (desc.dtype != DType::float32)
     throw CudaError("input '" + label + "' is " + desc.to_string() + ": unsupported on the CUDA runtime: only float32 tensors");
-  LoweredGraph::ValueInfo v;
-  v.desc = desc;
-  v.producer = id;
-  v.kind = desc.numel() == 0 ? Kind::empty : Kind::input;
-  v.slot = static_cast<std::uint32_t>(graph_->inputs.size());
-  auto value = static_cast<std::uint32_t>(graph_->values.size());
-  graph_->values.push_back(v);
-  graph_->node_values[id] = {value};
-  graph_->inputs.push_back({id, label, desc, value});
   graph_->input_buffers.push_back(device_ ? std::make_shared<DeviceBuffer>(static_cast<std::size_t>(desc.bytes()), "input '" + label + "'") : nullptr);
+  graph_->add_input(id, std::move(label), desc);
 }
 
-void LoweringBuilder::add_constant(NodeId id, std::uint32_t port, TensorDesc const& desc, std::uint64_t key,
-                                   std::function<Tensor()> const& make, std::vector<std::shared_ptr<void const>> keepalive) {
-  if (desc.dtype != DType::float32)
+void LoweringBuilder::add_constant(NodeId id, TensorDesc const& desc, bool read, std::uint64_t key, std::function<Tensor()> const& make,
+                                   std::vector<std::shared_ptr<void const>> keepalive) {
+  if (read && desc.dtype != DType::float32)
     throw CudaError("constant " + desc.to_string() + " of node " + std::to_string(id) + ": unsupported on the CUDA runtime: only float32 tensors");
-  std::shared_ptr<DeviceBuffer const> buffer;
+  auto v = graph_->add_constant(id, desc, read);
+  if (graph_->values[v].kind != Kind::constant) return;  // not read, or no elements: nothing to upload
   if (!device_) {  // planning only: keep the value on the host
-    graph_->host_constants.resize(graph_->constants.size());
     graph_->host_constants.push_back(make());
-  } else {
-    buffer = cache_ ? cache_->find(key) : nullptr;
-    if (!buffer || buffer->bytes() != static_cast<std::size_t>(desc.bytes())) {
-      Tensor t = make();
-      if (t.numel() != desc.numel())
-        throw CudaError("constant of node " + std::to_string(id) + " has " + std::to_string(t.numel()) + " values, expected " +
-                        std::to_string(desc.numel()));
-      auto fresh = std::make_shared<DeviceBuffer>(static_cast<std::size_t>(desc.bytes()), "constant of node " + std::to_string(id));
-      if (desc.bytes() > 0)
-        check(cudaMemcpy(fresh->get(), t.ptr(), static_cast<std::size_t>(desc.bytes()), cudaMemcpyHostToDevice), "cudaMemcpy",
-              "uploading the constant of node " + std::to_string(id));
-      buffer = fresh;
-      if (cache_) cache_->insert(key, buffer, std::move(keepalive));
-    }
+    graph_->constants.push_back(nullptr);
+    return;
   }
-  LoweredGraph::ValueInfo v;
-  v.desc = desc;
-  v.producer = id;
-  v.kind = desc.numel() == 0 ? Kind::empty : Kind::constant;
-  v.slot = static_cast<std::uint32_t>(graph_->constants.size());
+  std::shared_ptr<DeviceBuffer const> buffer = cache_ ? cache_->find(key) : nullptr;
+  if (!buffer || buffer->bytes() != static_cast<std::size_t>(desc.bytes())) {
+    Tensor t = make();
+    if (t.numel() != desc.numel())
+      throw CudaError("constant of node " + std::to_string(id) + " has " + std::to_string(t.numel()) + " values, expected " +
+                      std::to_string(desc.numel()));
+    auto fresh = std::make_shared<DeviceBuffer>(static_cast<std::size_t>(desc.bytes()), "constant of node " + std::to_string(id));
+    check(cudaMemcpy(fresh->get(), t.ptr(), static_cast<std::size_t>(desc.bytes()), cudaMemcpyHostToDevice), "cudaMemcpy",
+          "uploading the constant of node " + std::to_string(id));
+    buffer = fresh;
+    if (cache_) cache_->insert(key, buffer, std::move(keepalive));
+  }
   graph_->constants.push_back(std::move(buffer));
-  auto& ports = graph_->node_values[id];
-  if (ports.size() <= port) ports.resize(port + 1, LoweredGraph::npos);
-  ports[port] = static_cast<std::uint32_t>(graph_->values.size());
-  graph_->values.push_back(v);
 }
 
 std::optional<Lowering> LoweringBuilder::begin_node(NodeId id, std::string label, bool kernel, std::span<Value const> inputs,
@@ -193,7 +163,7 @@ std::optional<Lowering> LoweringBuilder::begin_node(NodeId id, std::string label
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     Value in = inputs[i];
     auto const& ports = graph_->node_values.at(in.node);
-    if (in.port >= ports.size() || ports[in.port] == LoweredGraph::npos)
+    if (in.port >= ports.size())
       throw CudaError(s.node.label + ": input " + std::to_string(i) + " was not lowered (node " + std::to_string(in.node) + " port " +
                       std::to_string(in.port) + ")");
     s.node.inputs.push_back(ports[in.port]);
@@ -208,16 +178,11 @@ std::optional<Lowering> LoweringBuilder::begin_node(NodeId id, std::string label
     if (d.dtype != DType::float32) l.reject("output " + d.to_string() + ": only float32 tensors");
   bool any_elements = false;
   for (auto const& d : s.out) {
-    LoweredGraph::ValueInfo v;
-    v.desc = d;
-    v.producer = id;
-    v.kind = d.numel() == 0 ? Kind::empty : Kind::buffer;
-    v.alignment = buffer_alignment;
+    auto v = graph_->add_value(id, d, Kind::buffer);
+    graph_->values[v].alignment = buffer_alignment;
     any_elements = any_elements || d.numel() > 0;
-    s.node.outputs.push_back(static_cast<std::uint32_t>(graph_->values.size()));
-    graph_->values.push_back(v);
+    s.node.outputs.push_back(v);
   }
-  graph_->node_values[id] = s.node.outputs;
   if (!any_elements) {  // nothing to compute: the node stays (a schedule may launch it) with no launches
     end_node();
     return std::nullopt;
@@ -234,28 +199,11 @@ void LoweringBuilder::end_node() {
   if (!s.node.kernel && !s.node.launches.empty())
     throw CudaError(s.node.label + ": runs no kernel in the schedule's sense (it moves no bytes), so no schedule launches it, "
                     "but its CUDA kernel registers launches; it must declare its outputs as views");
-  graph_->node_index[s.node.id] = static_cast<std::uint32_t>(graph_->nodes.size());
-  graph_->nodes.push_back(std::move(s.node));
+  graph_->add_node(std::move(s.node));
   current_.reset();
 }
 
-void LoweringBuilder::set_preds(NodeId id, std::vector<NodeId> preds) {
-  if (id >= graph_->node_index.size() || graph_->node_index[id] == LoweredGraph::npos)
-    throw CudaError("kernel node " + std::to_string(id) + " was not lowered");
-  graph_->nodes[graph_->node_index[id]].preds = std::move(preds);
-}
-
-void LoweringBuilder::set_outputs(std::span<Value const> outputs) {
-  graph_->outputs.clear();
-  for (Value v : outputs) {
-    auto const& ports = graph_->node_values.at(v.node);
-    if (v.port >= ports.size() || ports[v.port] == LoweredGraph::npos)
-      throw CudaError("graph output (node " + std::to_string(v.node) + " port " + std::to_string(v.port) + ") was not lowered");
-    graph_->outputs.push_back(ports[v.port]);
-  }
-}
-
-std::shared_ptr<LoweredGraph const> LoweringBuilder::finish() {
+void LoweringBuilder::place_concat_inputs() {
   auto& values = graph_->values;
   // In-place concatenation: an input written by its producer's launches into a fresh buffer
   // is redirected into the Concat's output, when that output is itself a fresh buffer and
@@ -284,7 +232,6 @@ std::shared_ptr<LoweredGraph const> LoweringBuilder::finish() {
       }
     }
   }
-  return std::move(graph_);
 }
 
 }  // namespace detail

@@ -154,6 +154,22 @@ TEST(Planning, LowersViewsAndConcatenationsInPlaceWithoutAGpu) {
   EXPECT_EQ(copy_views, 4u);  // the Reshape and the contiguous Split's pieces, which are never kernels
 }
 
+/// A kernel DAG given by hand, for LoweringBuilder::finish (which reads size(), node(k),
+/// preds(k) and is_kernel(id), as of a KernelDag).
+struct HandDag {
+  std::vector<NodeId> kernels;
+  std::vector<std::vector<std::uint32_t>> pred_indices;
+  std::uint32_t add(NodeId id, std::vector<std::uint32_t> preds) {
+    kernels.push_back(id);
+    pred_indices.push_back(std::move(preds));
+    return static_cast<std::uint32_t>(kernels.size() - 1);
+  }
+  std::size_t size() const { return kernels.size(); }
+  NodeId node(std::size_t k) const { return kernels[k]; }
+  std::span<std::uint32_t const> preds(std::size_t k) const { return pred_indices[k]; }
+  bool is_kernel(NodeId id) const { return std::ranges::find(kernels, id) != kernels.end(); }
+};
+
 /// Lowers, by hand and for planning only, producers of [1, sizes[i]] (the first asks for
 /// needs[i] bytes of alignment, Lowering::require_output_alignment; 0: nothing) into one
 /// Concat along axis 1, which offers every piece for in-place placement; then, when
@@ -164,7 +180,9 @@ std::shared_ptr<LoweredGraph const> lower_concat(std::vector<std::int64_t> const
   detail::LoweringBuilder b(nullptr, LowerOptions{}, nullptr, outer + 1);
   b.add_input(x, "x", TensorDesc{Shape{1, 4}});
   auto nothing = [](LaunchArgs const&) {};
+  HandDag dag;
   std::vector<Value> pieces;
+  std::vector<std::uint32_t> piece_kernels;
   std::int64_t total = 0;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     auto id = static_cast<NodeId>(i + 1);
@@ -173,6 +191,7 @@ std::shared_ptr<LoweredGraph const> lower_concat(std::vector<std::int64_t> const
     if (needs[i]) l->require_output_alignment(0, needs[i]);
     l->launch("write", nothing);
     b.end_node();
+    piece_kernels.push_back(dag.add(id, {}));
     pieces.push_back({id, 0});
     total += sizes[i];
   }
@@ -188,14 +207,16 @@ std::shared_ptr<LoweredGraph const> lower_concat(std::vector<std::int64_t> const
     b.end_node();
   };
   concat(cat, pieces, sizes, total);
-  if (wrap) {
-    std::vector<TensorDesc> out{TensorDesc{Shape{1, 4}}};
-    auto l = b.begin_node(head, "head", true, std::vector<Value>{{x, 0}}, out);
-    l->launch("write", nothing);
-    b.end_node();
-    concat(outer, {{head, 0}, {cat, 0}}, {4, total}, 4 + total);
-  }
-  return b.finish();
+  auto cat_kernel = dag.add(cat, piece_kernels);
+  if (!wrap) return b.finish(dag, std::vector<Value>{{cat, 0}});
+  std::vector<TensorDesc> out{TensorDesc{Shape{1, 4}}};
+  auto l = b.begin_node(head, "head", true, std::vector<Value>{{x, 0}}, out);
+  l->launch("write", nothing);
+  b.end_node();
+  auto head_kernel = dag.add(head, {});
+  concat(outer, {{head, 0}, {cat, 0}}, {4, total}, 4 + total);
+  dag.add(outer, {head_kernel, cat_kernel});
+  return b.finish(dag, std::vector<Value>{{outer, 0}});
 }
 
 std::vector<char> placed(LoweredGraph const& lg, NodeId concat) { return lg.node(concat)->placed; }

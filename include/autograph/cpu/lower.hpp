@@ -26,6 +26,7 @@
 #include "autograph/graph/topological_order.hpp"
 #include "autograph/graph/weight_only.hpp"
 #include "autograph/runtime/plan/host_constants.hpp"
+#include "autograph/runtime/plan/planned_graph_check.hpp"
 #include "autograph/runtime/reference_kernel.hpp"
 #include "autograph/schedule/kernel_dag.hpp"
 
@@ -102,37 +103,19 @@ std::shared_ptr<CpuGraph const> lower(Graph<Set> const& g, LowerOptions const& o
   std::set<Value> needed = constant_values_read(g, order, constant);
 
   auto cg = std::make_shared<CpuGraph>();
-  cg->id_bound = g.id_bound();
-  cg->node_values.resize(g.id_bound());
-  cg->node_index.assign(g.id_bound(), CpuGraph::npos);
-  auto add_value = [&](NodeId id, TensorDesc const& desc, Kind kind) {
-    PlannedValue v;
-    v.kind = desc.numel() == 0 ? Kind::empty : kind;
-    v.desc = desc;
-    v.producer = id;
-    cg->values.push_back(v);
-    auto vid = static_cast<std::uint32_t>(cg->values.size() - 1);
-    cg->node_values[id].push_back(vid);
-    return vid;
-  };
+  cg->reset(g.id_bound());
 
   HostConstants<Set> host(g, options.random_weights, "the CPU runtime");
   for (NodeId id : order) {
     auto const& n = g[id];
     if (auto const* in = n.template get_if<Input>()) {
-      auto v = add_value(id, in->desc, Kind::input);
-      cg->values[v].slot = static_cast<std::uint32_t>(cg->inputs.size());
-      cg->inputs.push_back({id, in->label, in->desc, v});
+      cg->add_input(id, in->label, in->desc);
       continue;
     }
     if (constant[id]) {
       for (std::uint32_t port = 0; port < n.outputs.size(); ++port) {
-        bool used = needed.contains(Value{id, port});
-        auto v = add_value(id, n.outputs[port], used ? Kind::constant : Kind::empty);
-        if (used && cg->values[v].kind == Kind::constant) {
-          cg->values[v].slot = static_cast<std::uint32_t>(cg->constants.size());
-          cg->constants.push_back(host.value(Value{id, port}));
-        }
+        auto v = cg->add_constant(id, n.outputs[port], needed.contains(Value{id, port}));
+        if (cg->values[v].kind == Kind::constant) cg->constants.push_back(host.value(Value{id, port}));
       }
       continue;
     }
@@ -146,7 +129,7 @@ std::shared_ptr<CpuGraph const> lower(Graph<Set> const& g, LowerOptions const& o
     }
     std::vector<TensorDesc> in_descs = input_descs(g, id);
     if (node.kernel) {
-      for (auto const& d : n.outputs) node.outputs.push_back(add_value(id, d, Kind::buffer));
+      for (auto const& d : n.outputs) node.outputs.push_back(cg->add_value(id, d, Kind::buffer));
       visit_op<Set>(n.op, [&](auto const& op) {
         using Op = std::remove_cvref_t<decltype(op)>;
         static_assert(HasCpuKernel<Op> || ReferenceExecutable<Op>,
@@ -168,7 +151,7 @@ std::shared_ptr<CpuGraph const> lower(Graph<Set> const& g, LowerOptions const& o
         }
       });
     } else if (writes_nothing(n.outputs)) {
-      for (auto const& d : n.outputs) node.outputs.push_back(add_value(id, d, Kind::empty));
+      for (auto const& d : n.outputs) node.outputs.push_back(cg->add_value(id, d, Kind::empty));
     } else {
       // No kernel: every output is a range of the first input (a Reshape, a contiguous Split).
       bool split = is_contiguous_split(n.op, in_descs);
@@ -177,25 +160,18 @@ std::shared_ptr<CpuGraph const> lower(Graph<Set> const& g, LowerOptions const& o
         if (in_descs.empty() || (!split && d.numel() != in_descs[0].numel()) || offset + d.numel() > in_descs[0].numel())
           throw ExecutionError(node.label + ": runs no kernel, and its output " + d.shape.to_string() +
                                " is not a view of its input; the CPU runtime cannot run it");
-        auto v = add_value(id, d, Kind::view);
-        if (cg->values[v].kind == Kind::view) {
-          cg->values[v].parent = node.inputs[0];
-          cg->values[v].offset = offset;
-        }
+        auto v = cg->add_value(id, d, Kind::view);
+        cg->make_view(v, node.inputs[0], offset);
         node.outputs.push_back(v);
         if (split) offset += d.numel();
       }
     }
-    cg->node_index[id] = static_cast<std::uint32_t>(cg->nodes.size());
-    cg->nodes.push_back(std::move(node));
+    cg->add_node(std::move(node));
   }
   KernelDag dag(g, kernel);
-  for (std::size_t k = 0; k < dag.size(); ++k) {
-    std::vector<NodeId> preds;
-    for (std::uint32_t p : dag.preds(k)) preds.push_back(dag.node(p));
-    cg->nodes[cg->node_index[dag.node(k)]].preds = std::move(preds);
-  }
-  for (Value v : g.outputs()) cg->outputs.push_back(cg->value(v));
+  cg->set_preds(dag);
+  cg->set_outputs(g.outputs());
+  check_planned_graph(*cg, dag);
   if (options.channels_last) choose_channels_last(*cg);
   else cg->layouts.assign(cg->values.size(), Layout::plain);
   return cg;

@@ -58,10 +58,11 @@ std::shared_ptr<LoweredGraph const> lower(Graph<Set> const& g, Device* device, L
     if (constant[id]) {
       for (std::uint32_t port = 0; port < n.outputs.size(); ++port) {
         Value v{id, port};
-        if (!needed.contains(v)) continue;
         std::vector<std::shared_ptr<void const>> keepalive;
-        host.leaves(id, keepalive);
-        b.add_constant(id, port, n.outputs[port], hash_combine(host.key(id), port), [&] { return host.value(v); }, std::move(keepalive));
+        bool read = needed.contains(v);
+        if (read) host.leaves(id, keepalive);
+        b.add_constant(id, n.outputs[port], read, read ? hash_combine(host.key(id), port) : 0, [&] { return host.value(v); },
+                       std::move(keepalive));
       }
       continue;
     }
@@ -86,14 +87,7 @@ std::shared_ptr<LoweredGraph const> lower(Graph<Set> const& g, Device* device, L
       }
     });
   }
-  KernelDag dag(g, kernel);
-  for (std::size_t k = 0; k < dag.size(); ++k) {
-    std::vector<NodeId> preds;
-    for (std::uint32_t p : dag.preds(k)) preds.push_back(dag.node(p));
-    b.set_preds(dag.node(k), std::move(preds));
-  }
-  b.set_outputs(g.outputs());
-  return b.finish();
+  return b.finish(KernelDag(g, kernel), g.outputs());
 }
 
 }  // namespace autograph::cuda

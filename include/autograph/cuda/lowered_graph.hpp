@@ -1,9 +1,10 @@
 #pragma once
 // LoweredGraph: a graph as the CUDA runtime holds it once every node has been lowered —
 // where each value lives (a static input buffer, an uploaded constant, an arena buffer, or a
-// view into another value) and what each node launches. It no longer depends on the
-// operator set, so everything after lowering (memory planning, capture, replay) is compiled
-// once, in the autograph_cuda library, for every graph type.
+// view into another value) and what each node launches. Where values live, the nodes and their
+// kernel DAG edges are the description the CPU runtime shares (PlannedGraph). It no longer
+// depends on the operator set, so everything after lowering (memory planning, capture,
+// replay) is compiled once, in the autograph_cuda library, for every graph type.
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -19,7 +20,8 @@
 #include "autograph/cuda/kernel.hpp"
 #include "autograph/cuda/memory.hpp"
 #include "autograph/graph/value.hpp"
-#include "autograph/runtime/plan/memory_plan.hpp"
+#include "autograph/runtime/plan/planned_graph.hpp"
+#include "autograph/runtime/plan/planned_graph_check.hpp"
 
 namespace autograph::cuda {
 
@@ -32,57 +34,40 @@ struct LowerOptions {
   std::optional<std::uint64_t> random_weights = std::nullopt;
 };
 
-struct LoweredGraph {
-  static constexpr std::uint32_t npos = std::numeric_limits<std::uint32_t>::max();
-
-  using ValueInfo = PlannedValue;  // shared with the CPU runtime (runtime/plan/memory_plan.hpp)
+/// What the CUDA runtime adds to each lowered node (PlannedNode): its launches and what they need.
+struct NodeLaunches {
   struct Launch {
     std::string what;
     LaunchFn fn;
   };
-  struct Placement {
+  struct Placement {  // input `input` may be written straight into output `output` at `offset` elements
     std::uint32_t input = 0, output = 0;
     std::int64_t offset = 0;
   };
-  struct Node {
-    NodeId id = no_node;
-    std::string label;
-    bool kernel = false;  // launches a kernel in the schedule's sense (kernel_mask)
-    std::vector<std::uint32_t> inputs, outputs;  // value ids
-    std::vector<std::size_t> workspaces;         // bytes
-    std::vector<std::shared_ptr<DeviceBuffer const>> uploads;  // (null when planning only)
-    std::vector<std::vector<std::byte>> host_uploads;         // planning only: the uploads' bytes
-    std::vector<Placement> placeable;
-    std::vector<std::size_t> output_alignment;  // per output: what its launches need (require_output_alignment), 0: any
-    std::vector<char> placed;  // per input
-    std::vector<Launch> launches;
-    std::vector<NodeId> preds;  // the kernels it reads from (KernelDag's edges)
-  };
-  struct Input {
-    NodeId id = no_node;
-    std::string label;
-    TensorDesc desc;
-    std::uint32_t value = npos;
-  };
+  std::vector<std::size_t> workspaces;                       // bytes
+  std::vector<std::shared_ptr<DeviceBuffer const>> uploads;  // (null when planning only)
+  std::vector<std::vector<std::byte>> host_uploads;          // planning only: the uploads' bytes
+  std::vector<Placement> placeable;
+  std::vector<std::size_t> output_alignment;  // per output: what its launches need (require_output_alignment), 0: any
+  std::vector<char> placed;                   // per input
+  std::vector<Launch> launches;
+};
+
+/// The device-neutral description the CPU runtime shares (PlannedGraph,
+/// runtime/plan/planned_graph.hpp), plus the device, the static input buffers and the
+/// uploaded constants. Two things the CPU runtime does not do show in the shared part: a
+/// buffer placed into its Concat's output (in-place concatenation: PlannedValue::parent), and
+/// a kernel node whose Kernel<Op>::lower declared its outputs views (LowerOptions::views: then
+/// it has no launches).
+struct LoweredGraph : PlannedGraph<NodeLaunches> {
+  using ValueInfo = PlannedValue;
+  using Launch = NodeLaunches::Launch;
+  using Placement = NodeLaunches::Placement;
 
   Device* device = nullptr;  // null: lowered for planning only (no GPU; nothing allocated or uploaded)
-  std::size_t id_bound = 0;
-  std::vector<ValueInfo> values;
-  std::vector<std::vector<std::uint32_t>> node_values;  // by NodeId: the value id of each output port
-  std::vector<Node> nodes;                              // the lowered nodes, in topological order
-  std::vector<std::uint32_t> node_index;                // by NodeId: index into nodes, or npos
-  std::vector<Input> inputs;                            // ascending node id (Graph::inputs() order)
-  std::vector<std::shared_ptr<DeviceBuffer>> input_buffers;  // static: fixed addresses for capture (null when planning only)
-  std::vector<std::shared_ptr<DeviceBuffer const>> constants;  // uploaded (null when planning only)
+  std::vector<std::shared_ptr<DeviceBuffer>> input_buffers;    // static: fixed addresses for capture (null when planning only)
+  std::vector<std::shared_ptr<DeviceBuffer const>> constants;  // by slot, uploaded (null when planning only)
   std::vector<Tensor> host_constants;                          // planning only: the constants' values, by slot
-  std::vector<std::uint32_t> outputs;  // value ids of the graph outputs
-
-  /// The value v ultimately lives in, and v's element offset inside it.
-  std::pair<std::uint32_t, std::int64_t> root(std::uint32_t v) const {
-    return root_of(values, v);
-  }
-  Node const* node(NodeId id) const { return id < node_index.size() && node_index[id] != npos ? &nodes[node_index[id]] : nullptr; }
-  std::uint32_t value(Value v) const { return node_values.at(v.node).at(v.port); }
 };
 
 /// Uploaded constants shared between the graphs one runtime lowers (search candidates share
@@ -139,21 +124,30 @@ class LoweringBuilder {
   LoweringBuilder& operator=(LoweringBuilder const&) = delete;
 
   void add_input(NodeId id, std::string label, TensorDesc const& desc);
-  /// A constant output the device needs. `key` identifies its contents; `make` computes it on
-  /// the host when the cache does not hold it; `keepalive` is the host storage the key names.
-  void add_constant(NodeId id, std::uint32_t port, TensorDesc const& desc, std::uint64_t key, std::function<Tensor()> const& make,
+  /// The next output port of a constant node. `read`: a run reads it (the device needs it),
+  /// else it is empty. `key` identifies its contents; `make` computes it on the host when the
+  /// cache does not hold it; `keepalive` is the host storage the key names.
+  void add_constant(NodeId id, TensorDesc const& desc, bool read, std::uint64_t key, std::function<Tensor()> const& make,
                     std::vector<std::shared_ptr<void const>> keepalive);
   /// Starts lowering a node; the Lowering lives until end_node(). Nullopt when the node has
   /// nothing to compute (no output has elements): it is recorded with no launches, and
   /// end_node() must not be called.
   std::optional<Lowering> begin_node(NodeId id, std::string label, bool kernel, std::span<Value const> inputs, std::span<TensorDesc const> outputs);
   void end_node();
-  void set_preds(NodeId id, std::vector<NodeId> preds);
-  void set_outputs(std::span<Value const> outputs);
-  /// Decides in-place concatenation and checks the result. The builder is spent afterwards.
-  std::shared_ptr<LoweredGraph const> finish();
+  /// Records the kernel DAG's edges and the graph outputs, decides in-place concatenation and
+  /// checks the result (check_planned_graph). The builder is spent afterwards.
+  template <class Dag>
+  std::shared_ptr<LoweredGraph const> finish(Dag const& dag, std::span<Value const> outputs) {
+    graph_->set_preds(dag);
+    graph_->set_outputs(outputs);
+    place_concat_inputs();
+    check_planned_graph(*graph_, dag);
+    return std::move(graph_);
+  }
 
  private:
+  void place_concat_inputs();
+
   Device* device_;
   LowerOptions options_;
   ConstantCache* cache_;

@@ -77,6 +77,30 @@ struct MemoryPlan {
   }
 };
 
+/// Where a value's first element lies once memory is planned: in which storage (its root's
+/// kind: a static input buffer, a constant, or the arena), which one (the slot of an input or
+/// a constant), and how many bytes into it. Each runtime maps the storage to its pointers.
+struct ValueLocation {
+  PlannedValue::Kind storage = PlannedValue::Kind::empty;  // empty: no memory (no elements)
+  std::uint32_t slot = PlannedValue::npos;
+  std::size_t byte_offset = 0;
+};
+
+/// Where value v of `g` lies under `m` (root resolution shared by both runtimes).
+template <PlannableGraph G>
+ValueLocation locate(G const& g, MemoryPlan const& m, std::uint32_t v) {
+  using Kind = PlannedValue::Kind;
+  if (g.values[v].kind == Kind::empty) return {};
+  auto [root, elements] = root_of(g.values, v);
+  auto const& r = g.values[root];
+  switch (r.kind) {
+    case Kind::input:
+    case Kind::constant: return {r.kind, r.slot, static_cast<std::size_t>(elements) * sizeof(float)};
+    case Kind::buffer: return {Kind::buffer, PlannedValue::npos, m.offset(g, v)};
+    default: return {};
+  }
+}
+
 /// Lays out the arena for running `g` under `hb`'s schedule (see the header comment).
 /// `computes(i)`: whether node i (an index into g.nodes) writes its outputs when scheduled
 /// (false for a node with nothing to run); `workspaces(i)`: the bytes of each of its

@@ -1,5 +1,6 @@
 #pragma once
-// The check that a schedule runs a lowered graph, shared by the CUDA and the CPU runtime.
+// A schedule over a lowered graph (a PlannedGraph): the order it enforces between the graph's
+// kernels, and the check that it runs the graph. Shared by the CUDA and the CPU runtime.
 #include <string>
 
 #include "autograph/schedule/schedule.hpp"
@@ -11,6 +12,16 @@ template <class G>
 std::string lowered_node_label(G const& g, NodeId id) {
   auto const* n = g.node(id);
   return n ? n->label : "node " + std::to_string(id);
+}
+
+/// The happens-before relation of `s` over the kernels of `g` (whose ids are below g.id_bound).
+/// @throws ScheduleError, naming g's nodes, for a schedule that launches a node twice or waits
+/// for one it never launches (HappensBefore::build).
+template <class G>
+HappensBefore happens_before(G const& g, Schedule const& s) {
+  HappensBefore hb(g.id_bound);
+  hb.build(s, [&](NodeId id) { return lowered_node_label(g, id); });
+  return hb;
 }
 
 /// Checks that `hb`'s schedule launches only kernels of `g`, each dependency after the
