@@ -184,7 +184,7 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
   if (o.copies < 2) throw Error("place(): copies must be at least 2, got " + std::to_string(o.copies));
   using Clock = std::chrono::steady_clock;
   PlacedGraph r;
-  placement::GraphFacts<BuiltinOps> facts(g);
+  GraphFacts<BuiltinOps> facts(g);
   auto registry = Backends<B...>::template registry<BuiltinOps>();
   std::vector<std::string> names;
   for (auto const& e : registry) names.push_back(e.name);
