@@ -9,6 +9,10 @@ static_assert(OptimizerRuntime<cpu::PlacingCpuRuntime<cpu::AllBackends>, Builtin
 
 namespace autograph::cpu {
 
+template PlacedGraph place(AllBackends, Graph<BuiltinOps> const&, CpuRuntime&, placement::CostDatabase&, PlaceOptions const&);
+template Graph<PlacedOps> placed_graph(AllBackends, Graph<BuiltinOps> const&, placement::Placement const&,
+    std::vector<std::string>*);
+
 std::vector<BaselineResult<BuiltinOps>> run_placed_baselines(Graph<BuiltinOps> const& g, BaselineOptions const& opt, CpuRuntimeOptions const& runtime,
                                                              PlacingOptions const& placing,
                                                              std::vector<rules::TasoRule<BuiltinOps>> const& runtime_rules,

@@ -24,6 +24,11 @@ namespace autograph::cpu {
 using AllBackends = Backends<backends::OneDnn, backends::Blas, backends::OwnKernels>;
 
 #if defined(AUTOGRAPH_CPU_PRECOMPILED)
+// The op-level placement on AllBackends and its placed graphs, compiled once
+// (src/cpu/placed_baselines.cpp): about 5 s of CPU in every file that placed a model.
+extern template PlacedGraph place(AllBackends, Graph<BuiltinOps> const&, CpuRuntime&, placement::CostDatabase&, PlaceOptions const&);
+extern template Graph<PlacedOps> placed_graph(AllBackends, Graph<BuiltinOps> const&, placement::Placement const&,
+    std::vector<std::string>*);
 }  // namespace autograph::cpu
 namespace autograph {
 extern template class Optimizer<Graph<BuiltinOps>, rules::Default, MixedCriticalPath<0.25>, cpu::PlacingCpuRuntime<cpu::AllBackends>>;
