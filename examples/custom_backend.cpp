@@ -25,7 +25,7 @@ struct SwishBackend {
     spec.add("x*sigmoid(x)", std::move(p).build());
   }
   template <class Set>
-  rules::Status can_run(Graph<Set> const&, placement::Group const&) const {
+  rules::Status can_run(Graph<Set> const&, NodeGroup const&) const {
     return rules::ok;  // any shape: the kernel is one flat loop
   }
   void build(Graph<BuiltinOps> const&, cpu::Preparation& p) const {

@@ -2,7 +2,6 @@
 // (autograph/placement/): every file that placed a model compiled the generator, the DP and the
 // cost bookkeeping again.
 #include "autograph/placement/candidate_costs.hpp"
-#include "autograph/placement/group_signature.hpp"
 #include "autograph/placement/op_level_dp.hpp"
 #include "autograph/placement/pattern_generator.hpp"
 
@@ -14,6 +13,5 @@ template Placement op_level_dp<BuiltinOps>(GraphFacts<BuiltinOps> const&, std::s
 template CandidateCosts candidate_costs<BuiltinOps>(GraphFacts<BuiltinOps> const&, std::span<Candidate const>, std::span<std::string const>,
                                                     CostDatabase&, std::function<double(Candidate const&)> const&,
                                                     std::function<void(CostProgress const&)> const&);
-template std::string group_signature<BuiltinOps>(GraphFacts<BuiltinOps> const&, Group const&);
 
 }  // namespace autograph::placement

@@ -32,7 +32,7 @@ std::vector<Tensor> inputs_of(Graph<> const& g, std::uint64_t seed) {
 /// The placement where `preferred`'s groups cost 1 each and every other group 10 per op: the
 /// preferred backend runs what it can, in groups as large as it can.
 placement::Placement prefer(Graph<> const& g, std::string const& preferred) {
-  placement::GraphFacts<BuiltinOps> facts(g);
+  GraphFacts<BuiltinOps> facts(g);
   auto reg = All::registry<BuiltinOps>();
   auto cands = placement::generate_candidates(facts, reg).candidates;
   std::vector<std::string> names;
@@ -124,7 +124,7 @@ TEST(CpuBackends, BlasPointwiseConvolutionsReadAndWriteChannelsLast) {
   auto e = b.conv2d(d, 6, {1, 1}, {.bias = true});
   auto g = std::move(b).build({b.add(b.conv2d(e, 6, {3, 3}), e)});
   fill_random_weights(g, 6);
-  placement::GraphFacts<BuiltinOps> facts(g);
+  GraphFacts<BuiltinOps> facts(g);
   auto reg = All::registry<BuiltinOps>();
   auto cands = placement::generate_candidates(facts, reg).candidates;
   std::vector<std::string> names;

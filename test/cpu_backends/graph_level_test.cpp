@@ -38,7 +38,7 @@ Graph<> residual_net() {
 /// place()'s result with synthetic costs: oneDNN's groups cost 10 per op, the others 1, so
 /// the op-level placement puts everything it can on BLAS and our kernels.
 PlacedGraph op_level(Graph<> const& g, std::vector<std::string> const& allowed) {
-  placement::GraphFacts<BuiltinOps> facts(g);
+  GraphFacts<BuiltinOps> facts(g);
   auto reg = All::registry<BuiltinOps>();
   std::vector<std::string> names;
   for (auto const& e : reg) names.push_back(e.name);

@@ -32,7 +32,7 @@ struct Broken {
                                          .max_size = 1});
   }
   template <class Set>
-  rules::Status can_run(Graph<Set> const&, placement::Group const&) const {
+  rules::Status can_run(Graph<Set> const&, NodeGroup const&) const {
     return rules::ok;
   }
   void build(Graph<BuiltinOps> const&, Preparation& p) const { p.reject("this backend has no kernels yet"); }
@@ -60,7 +60,7 @@ struct Slow {
     Broken{}.declare(spec);
   }
   template <class Set>
-  rules::Status can_run(Graph<Set> const&, placement::Group const&) const {
+  rules::Status can_run(Graph<Set> const&, NodeGroup const&) const {
     return rules::ok;
   }
   void build(Graph<BuiltinOps> const&, Preparation& p) const {
@@ -81,9 +81,9 @@ TEST(Place, TheGuardKeepsTheSingleBackendWhenThePlacementMeasuresSlower) {
   CpuRuntime cpu(quick());
   placement::CostDatabase db(fresh_db("guard.json"), cpu_device_name(cpu));
   // Costs recorded as if the slow Relus were free: the DP places every Relu there.
-  placement::GraphFacts<BuiltinOps> facts(g);
+  GraphFacts<BuiltinOps> facts(g);
   for (NodeId n : facts.placed_nodes())
-    if (g[n].is<Relu>()) db.insert("slow", placement::group_signature(facts, placement::Group{{n}}), 0.0);
+    if (g[n].is<Relu>()) db.insert("slow", group_signature(facts, NodeGroup{{n}}), 0.0);
   auto placed = place_guarded(Backends<backends::OneDnn, Slow>{}, g, cpu, cpu, db, "onednn");
   EXPECT_NE(placed.guard.find("kept onednn alone"), std::string::npos) << placed.guard;
   for (auto const& pg : placed.placement.groups) EXPECT_EQ(placed.placement.backend_of(pg), "onednn");

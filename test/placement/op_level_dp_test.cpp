@@ -28,7 +28,7 @@ struct AnyGroups {
                               .max_size = 4});
   }
   template <class Set>
-  rules::Status can_run(Graph<Set> const&, Group const&) const {
+  rules::Status can_run(Graph<Set> const&, NodeGroup const&) const {
     return rules::ok;
   }
 };

@@ -16,7 +16,7 @@ using testing::FusingBackend;
 using testing::PerOpBackend;
 
 static_assert(Backend<FusingBackend> && Backend<PerOpBackend>);
-static_assert(!Backend<int> && !Backend<Group>);
+static_assert(!Backend<int> && !Backend<NodeGroup>);
 
 /// The groups a registry yields, as sorted node lists per backend name.
 std::set<std::pair<std::string, std::vector<NodeId>>> groups_of(Graph<> const& g, BackendRegistry<BuiltinOps> const& reg) {
@@ -68,7 +68,7 @@ TEST(PatternGenerator, NonConvexGroupsAreNeverProduced) {
   spec.add(PatternRule<BuiltinOps>{.name = "any-connected",
                                    .valid_op = [](Graph<> const&, NodeId) { return true; },
                                    .fusion = [](Graph<> const&, std::span<NodeId const>) { return true; }});
-  reg.push_back({"any", spec, [](Graph<> const&, Group const&) { return rules::ok; }});
+  reg.push_back({"any", spec, [](Graph<> const&, NodeGroup const&) { return rules::ok; }});
   auto found = groups_of(g, reg);
   EXPECT_FALSE(found.contains({"any", {a.node, c.node}}));
   EXPECT_TRUE(found.contains({"any", {a.node, mid.node, c.node}}));
@@ -85,7 +85,7 @@ TEST(PatternGenerator, ExplicitPatternMatchesConvAddRelu) {
   p.output(p.op(is<Relu>, {add}));
   BackendSpec<BuiltinOps> spec;
   spec.add("conv-add-relu", std::move(p).build());
-  BackendRegistry<BuiltinOps> reg{{"cudnn-like", spec, [](Graph<> const&, Group const&) { return rules::ok; }}};
+  BackendRegistry<BuiltinOps> reg{{"cudnn-like", spec, [](Graph<> const&, NodeGroup const&) { return rules::ok; }}};
 
   GraphBuilder b;
   auto in = b.input("x", {1, 4, 8, 8}), skip = b.input("s", {1, 4, 8, 8});
@@ -110,7 +110,7 @@ TEST(PatternGenerator, WildcardOperatorMatchesAnyKernel) {
   p.output(p.op(is<Relu>, {any}));
   BackendSpec<BuiltinOps> spec;
   spec.add("any-then-relu", std::move(p).build());
-  BackendRegistry<BuiltinOps> reg{{"b", spec, [](Graph<> const&, Group const&) { return rules::ok; }}};
+  BackendRegistry<BuiltinOps> reg{{"b", spec, [](Graph<> const&, NodeGroup const&) { return rules::ok; }}};
   GraphBuilder b;
   auto in = b.input("x", {2, 8});
   auto t = b.relu(b.sigmoid(in));
@@ -123,7 +123,7 @@ TEST(PatternGenerator, WildcardOperatorMatchesAnyKernel) {
 struct SmallOnly : FusingBackend {
   static constexpr std::string_view name = "small-only";
   template <class Set>
-  rules::Status can_run(Graph<Set> const&, Group const& group) const {
+  rules::Status can_run(Graph<Set> const&, NodeGroup const& group) const {
     return group.size() <= 2 ? rules::ok : rules::no_match("more than two ops");
   }
 };

@@ -45,7 +45,7 @@ struct FusingBackend {
                               .max_size = 4});
   }
   template <class Set>
-  rules::Status can_run(Graph<Set> const&, Group const&) const {
+  rules::Status can_run(Graph<Set> const&, NodeGroup const&) const {
     return rules::ok;
   }
 };
@@ -60,7 +60,7 @@ struct ChainBackend {
                               .max_size = 6});
   }
   template <class Set>
-  rules::Status can_run(Graph<Set> const&, Group const&) const {
+  rules::Status can_run(Graph<Set> const&, NodeGroup const&) const {
     return rules::ok;
   }
 };
@@ -76,7 +76,7 @@ struct PerOpBackend {
                               .max_size = 1});
   }
   template <class Set>
-  rules::Status can_run(Graph<Set> const&, Group const&) const {
+  rules::Status can_run(Graph<Set> const&, NodeGroup const&) const {
     return rules::ok;
   }
 };

@@ -82,7 +82,8 @@ TEST(CliCpuFusion, OptionsThatCannotApplyAreRefusedByName) {
                         Case{{"--runtime", "cpu", "--tuning-log", "t.jsonl"}, "add --transformer-fusion"},
                         Case{{"--runtime", "cpu", "--group-budget", "5"}, "--group-budget times the fusion groups of --transformer-fusion"},
                         Case{{"--runtime", "cpu", "--transformer-fusion", "--tuning-log", "missing.jsonl"}, "--tuning-log missing.jsonl: no such file"},
-                        Case{{"--runtime", "cpu", "--transformer-fusion", "--configs", "sequential"}, "--configs must include autograph"}}) {
+                        Case{{"--runtime", "cpu", "--transformer-fusion", "--configs", "sequential"}, "--configs must include autograph"},
+                        Case{{"--runtime", "cpu", "--transformer-fusion", "--backends", "onednn,own"}, "--transformer-fusion and --backends cannot be combined"}}) {
     std::vector<std::string> args{"optimize", "--model", "vit_b_16", "--resolution", "32"};
     args.insert(args.end(), c.args.begin(), c.args.end());
     auto r = run_tool(args, dir, 60);

@@ -13,6 +13,14 @@
 // operator groups by AutoGTCO's DP (DPOF) over group costs measured on this CPU, then searches
 // from the fused graph (cpu/transformer_fusion.hpp); --tuning-log gives the fused attention
 // kernels the configurations `autograph tune` found (cpu/tuned/tuning_source.hpp).
+//
+//   autograph optimize --model resnet50 --runtime cpu --backends onednn,blas,own [--db costs.json]
+//
+// With --backends (CPU runtime only), two rows follow the oneDNN-only ones: the input graph
+// placed on those backends by Collage's op-level DP ("placement"), and AutoGraph's search on
+// the placing runtime, every candidate measured placed ("autograph+placement",
+// cpu::PlacingCpuRuntime); the report and the DOT picture then say which backend runs each node.
+#include <autograph/cpu/backends/placed_baselines.hpp>
 #include <autograph/cpu/baselines.hpp>
 #include <autograph/cpu/tuned/fused_attention_problem.hpp>
 #include <autograph/cpu/tuned/tuning_source.hpp>
@@ -39,6 +47,7 @@
 #include <sstream>
 #include <utility>
 
+#include "backends_arg.hpp"
 #include "command.hpp"
 #include "device_arg.hpp"
 #include "output_file.hpp"
@@ -71,7 +80,12 @@ struct OptimizeOptions {
   double group_budget_ms = 20;      // per fusion group measurement
   bool group_budget_given = false;
   std::string tuning_log;           // `autograph tune`'s log, for the fused attention kernels
+  std::optional<std::string> backends;  // CPU backends to place on (comma-separated)
+  std::string db = "autograph-placement-costs.json";  // the placement's cost database
 };
+
+// --backends' names are the backends' own (cpu::AllBackends).
+static_assert(cpu::backends::OneDnn::name == "onednn" && cpu::backends::Blas::name == "blas" && cpu::backends::OwnKernels::name == "own");
 
 /// How many of `g`'s fused attention nodes find a tuned configuration in `log` for `device`
 /// (the CPU runtime runs the best logged one of each; the others run the untuned default).
@@ -107,6 +121,16 @@ std::vector<std::string> parse_configs(std::string const& text) {
     }
   if (out.empty()) throw Error("--configs '" + text + "' names no configuration (known: " + known_list + ")");
   return out;
+}
+
+/// "onednn 40, own 12": operator nodes per backend, from a by-node list of backend names.
+std::string ops_per_backend(std::vector<std::string> const& by_node) {
+  std::map<std::string, std::size_t> n;
+  for (auto const& b : by_node)
+    if (!b.empty()) ++n[b];
+  std::string s;
+  for (auto const& [b, k] : n) s += (s.empty() ? "" : ", ") + b + " " + std::to_string(k);
+  return s.empty() ? "-" : s;
 }
 
 std::string rewrites_text(std::map<std::string, std::size_t> const& r) {
@@ -178,6 +202,14 @@ int run(OptimizeOptions const& o) {
   if (!o.onnx_file.empty() && o.resolution > 0)
     throw Error("--resolution applies to a built-in model; fix an ONNX file's image size with --input NAME=DIMS");
   cli::device_arg(o.device);
+  std::vector<std::string> backends;
+  if (o.backends) {
+    if (o.runtime != "cpu") throw Error("--backends places ops on this machine's CPU backends: it needs --runtime cpu");
+    backends = cli::backends_arg(*o.backends);
+    if (o.transformer_fusion)
+      throw Error("--transformer-fusion and --backends cannot be combined: the placing runtime's backends have no fused transformer kernels "
+                  "(run them as two optimize runs)");
+  }
   BaselineOptions bo;
   if (o.configs) bo.configurations = parse_configs(*o.configs);
   auto input_shapes = cli::parse_input_shapes(o.inputs);
@@ -230,6 +262,7 @@ int run(OptimizeOptions const& o) {
   double measuring_seconds = -1;  // CPU runtime: seconds spent measuring
   std::optional<cpu::CpuPlan<BuiltinOps>> cpu_plan;  // CPU runtime: AutoGraph's schedule, chosen by measuring
   std::optional<cpu::TransformerFusionResult> fusion_report;  // --transformer-fusion: what DPOF fused
+  std::optional<cpu::PlacedBaselineReport> placed_report;  // --backends: the placement's numbers and which backend runs each node
   if (o.runtime == "cpu") {
     cpu::CpuRuntime probe;
     device_name = cpu::cpu_model_name() + ", " + std::to_string(probe.cores()) + " cores";
@@ -243,6 +276,20 @@ int run(OptimizeOptions const& o) {
     measuring_seconds = report.measuring_seconds;
     cpu_plan = std::move(report.autograph_plan);
     fusion_report = std::move(report.fusion);
+    if (o.backends) {
+      placed_report.emplace();
+      auto progress = [](placement::CostProgress const& p) {
+        if (p.done == p.total) {
+          if (p.total) std::fprintf(stderr, "\r  measured %zu groups%60s\n", p.total, "");
+          return;
+        }
+        std::fprintf(stderr, "\r  measuring group [%zu/%zu] on %s%20s", p.done + 1, p.total, std::string(p.backend).c_str(), "");
+      };
+      auto placed = cpu::run_placed_baselines(g, bo, {.budget_ms = 1000}, {.database = o.db, .backends = backends, .progress = progress}, taso,
+                                              &*placed_report);
+      measuring_seconds += placed_report->measuring_seconds;
+      for (auto& r : placed) results.push_back(std::move(r));
+    }
   } else {
     DeviceSpec const& device = cli::device_arg(o.device);
     device_name = device.name;
@@ -263,14 +310,16 @@ int run(OptimizeOptions const& o) {
   else
     std::printf("%s on %s — simulated latency (an estimate from the roofline cost model, not a GPU measurement)\n", source.c_str(),
                 device_name.c_str());
-  std::printf("%-12s %12s %9s %10s %9s %9s  %-10s %s\n", "config", "latency ms", "speedup", "search s", "verify s", "ops", "verified",
+  int width = 12;  // the config column: "autograph+placement" is longer than the others
+  for (auto const& r : results) width = std::max(width, static_cast<int>(r.name.size()));
+  std::printf("%-*s %12s %9s %10s %9s %9s  %-10s %s\n", width, "config", "latency ms", "speedup", "search s", "verify s", "ops", "verified",
               "rewrites");
   bool all_ok = true;
   for (auto const& r : results) {
     std::string verified = !r.verification.ran ? "no" : r.verification.passed ? "yes" : "FAILED";
     if (r.verification.ran && !r.verification.passed) all_ok = false;
     if (!r.verification.ran && bo.verify) all_ok = false;
-    std::printf("%-12s %12.4f %8.2fx %10.2f %9.2f %9zu  %-10s %s\n", r.name.c_str(), r.latency_ms, base / r.latency_ms, r.search_seconds,
+    std::printf("%-*s %12.4f %8.2fx %10.2f %9.2f %9zu  %-10s %s\n", width, r.name.c_str(), r.latency_ms, base / r.latency_ms, r.search_seconds,
                 r.verify_seconds, r.operators, verified.c_str(), rewrites_text(r.rewrites).c_str());
   }
   if (cpu_plan) {
@@ -283,17 +332,30 @@ int run(OptimizeOptions const& o) {
   std::pair<std::size_t, std::size_t> attention_tuned{0, 0};  // fused attention nodes, of which tuned
   if (fusion_report) {
     auto const& f = *fusion_report;
+    auto const& fused = *std::ranges::find(results, std::string("autograph"), &BaselineResult<>::name);  // --configs includes it (checked)
     std::printf("autograph fused the transformer first (DPOF, %zu round%s, group costs measured on this CPU): %s; %zu distinct groups measured in %.2f s, fusion %.2f s in all\n",
                 f.rounds, f.rounds == 1 ? "" : "s", rewrites_text(f.applications).c_str(), f.groups_measured, f.measuring_seconds, f.seconds);
     if (tuning_log) {
-      attention_tuned = tuned_attention_nodes(results.back().graph, *tuning_log, cpu::cpu_model_name());
+      attention_tuned = tuned_attention_nodes(fused.graph, *tuning_log, cpu::cpu_model_name());
       std::printf("tuned kernels: %zu of %zu fused attention nodes run the best configuration of %s (%zu records); the others run the default\n",
                   attention_tuned.second, attention_tuned.first, o.tuning_log.c_str(), tuning_log->records().size());
     }
-    auto const& v = results.back().verification;
+    auto const& v = fused.verification;
     if (v.ran)
       std::printf("autograph's fused graph against the model on the reference executor: normwise error %.2e (limit %.0e)%s\n", v.max_rel_error,
                   std::min(bo.tolerance, cpu::fused_graph_tolerance), v.passed ? "" : " FAILED");
+  if (placed_report) {
+    auto const& pr = *placed_report;
+    std::printf("placement (%s) on %s: %s; autograph+placement: %s\n", o.backends->c_str(), o.db.c_str(),
+                ops_per_backend(pr.placement_backends).c_str(), ops_per_backend(pr.autograph_backends).c_str());
+    std::printf("placing %zu graphs took %.3f s (candidates and DP), %zu groups measured (the database knows %zu for this machine)\n",
+                pr.graphs_placed, pr.placing_seconds, pr.groups_measured, pr.database_entries);
+    auto const& plan = pr.autograph_plan;
+    if (plan.other.empty())
+      std::printf("autograph+placement runs with %s's schedule (the other schedule is the same)\n", plan.scheduled.policy.c_str());
+    else
+      std::printf("autograph+placement runs with %s's schedule: measured %.4f ms against %.4f ms with %s's (interleaved medians)\n",
+                  plan.scheduled.policy.c_str(), plan.chosen_ms, plan.other_ms, plan.other.c_str());
   }
   for (auto const& r : results)
     if (!r.left_out.empty()) {
@@ -311,7 +373,18 @@ int run(OptimizeOptions const& o) {
   auto const& best = results.back();  // autograph when it ran, else the last configuration (never empty: parse_configs)
   if (o.dot.wanted())
     phases.time("write dot", [&] {
-      o.dot.write([&](std::ostream& out) { write_dot(out, best.graph, {.title = source + " (" + best.name + ")"}); });
+      o.dot.write([&](std::ostream& out) {
+        if (!placed_report) {
+          write_dot(out, best.graph, {.title = source + " (" + best.name + ")"});
+          return;
+        }
+        // The colours of `autograph place --dot`, one per backend.
+        std::map<std::string, std::string> colour{{"onednn", "#80b1d3"}, {"blas", "#fdb462"}, {"own", "#b3de69"}};
+        auto const& by_node = placed_report->autograph_backends;
+        write_dot(out, best.graph,
+                  {.fill_color = [&](NodeId id) { return id < by_node.size() && !by_node[id].empty() ? colour[by_node[id]] : std::string(); },
+                   .title = source + " (" + best.name + "): oneDNN blue, BLAS orange, own kernels green"});
+      });
       std::fprintf(stderr, "wrote %s\n", o.dot.path.c_str());
     });
   if (o.output.wanted() && !all_ok) std::fprintf(stderr, "autograph: error: not writing %s: the optimized graph did not verify\n", o.output.path.c_str());
@@ -377,6 +450,25 @@ int run(OptimizeOptions const& o) {
                                  {"tuning_log", o.tuning_log.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.tuning_log)},
                                  {"attention_nodes", attention_tuned.first},
                                  {"attention_nodes_tuned", attention_tuned.second}};
+    if (placed_report) {
+      // Which backend runs each operator node of the two placed configurations, by node label.
+      auto by_label = [](Graph<> const& h, std::vector<std::string> const& by_node) {
+        nlohmann::json m = nlohmann::json::object();
+        for (NodeId id : h.node_ids())
+          if (id < by_node.size() && !by_node[id].empty()) m[h.label(id)] = by_node[id];
+        return m;
+      };
+      auto const& pr = *placed_report;
+      std::size_t n = results.size();
+      j["placement"] = {{"backends", backends},
+                        {"database", o.db},
+                        {"placing_seconds", pr.placing_seconds},
+                        {"graphs_placed", pr.graphs_placed},
+                        {"groups_measured", pr.groups_measured},
+                        {"database_entries", pr.database_entries},
+                        {"node_backends", {{results[n - 2].name, by_label(results[n - 2].graph, pr.placement_backends)},
+                                           {results[n - 1].name, by_label(results[n - 1].graph, pr.autograph_backends)}}}};
+    }
     if (cpu_plan) {
       auto ms = [](double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); };
       j["autograph_schedule"] = {{"chosen", cpu_plan->scheduled.policy}, {"chosen_ms", ms(cpu_plan->chosen_ms)},
@@ -405,6 +497,10 @@ autograph::cli::Register optimize_cmd{{"optimize", "optimize a model with every 
                                 app.add_option("--device", o->device, std::string("simulated device: ") + cli::device_names)
                                     ->capture_default_str()
                                     ->each([o](std::string const&) { o->device_given = true; });
+                                app.add_option("--backends", o->backends,
+                                               std::string("with --runtime cpu: also place ops on these CPU backends (") + cli::backend_names +
+                                                   ") and run AutoGraph on the placing runtime");
+                                app.add_option("--db", o->db, "the placement's cost database (JSON; created when missing)")->capture_default_str();
                                 app.add_option("--runtime", o->runtime, "sim (simulated multi-stream GPU) or cpu (measured on this machine's cores)")
                                     ->capture_default_str();
                                 cli::add_output_option(app, "--report", o->report, "write a JSON report");

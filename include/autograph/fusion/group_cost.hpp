@@ -6,7 +6,7 @@
 // one the CLI uses: it cuts the group out of the graph (extract(): the group's inputs become
 // placeholders, its weights come along) and times that subgraph on a runtime, then times the
 // rules' targets cut out of the rewritten graph (apply_group()) the same way. Both are memoised by the rule and
-// the group's signature (placement/group_signature.hpp: the ops, attributes, input shapes and
+// the group's signature (graph/group_signature.hpp: the ops, attributes, input shapes and
 // which values leave the group), so ViT's 12 identical encoder blocks are measured once. With
 // cpu::CpuRuntime the cost is measured on this machine; with SimulatedRuntime<Device> it is
 // the roofline estimate of that device.
@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "autograph/fusion/fusion_group.hpp"
+#include "autograph/graph/graph_facts.hpp"
+#include "autograph/graph/group_signature.hpp"
 #include "autograph/graph/subgraph.hpp"
-#include "autograph/placement/graph_facts.hpp"
-#include "autograph/placement/group_signature.hpp"
 
 namespace autograph::fusion {
 
@@ -43,8 +43,8 @@ class MeasuredGroupCost {
   MeasuredGroupCost(Runtime& rt, Engine const& engine) : rt_(rt), engine_(engine) {}
 
   GroupCost operator()(Graph<Set> const& g, FusionGroup const& grp) {
-    placement::GraphFacts<Set> facts(g);
-    std::string key = grp.rule + ": " + placement::group_signature(facts, placement::Group{grp.nodes});
+    GraphFacts<Set> facts(g);
+    std::string key = grp.rule + ": " + group_signature(facts, NodeGroup{grp.nodes});
     if (auto it = memo_.find(key); it != memo_.end()) {
       ++hits_;
       return it->second;

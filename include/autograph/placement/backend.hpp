@@ -8,7 +8,7 @@
 //   struct MyBackend {
 //     static constexpr std::string_view name = "my-backend";
 //     template <class Set> void declare(BackendSpec<Set>& spec) const { spec.add(rule); spec.add("conv-relu", pattern); }
-//     template <class Set> rules::Status can_run(Graph<Set> const& g, Group const& group) const { return rules::ok; }
+//     template <class Set> rules::Status can_run(Graph<Set> const& g, NodeGroup const& group) const { return rules::ok; }
 //   };
 #include <concepts>
 #include <span>
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "autograph/graph/graph.hpp"
-#include "autograph/placement/group.hpp"
+#include "autograph/placement/candidate.hpp"
 #include "autograph/placement/pattern.hpp"
 #include "autograph/placement/pattern_rule.hpp"
 #include "autograph/rules/status.hpp"
@@ -47,7 +47,7 @@ class BackendSpec {
 };
 
 template <class B, class Set = BuiltinOps>
-concept Backend = std::default_initializable<B> && requires(B const& b, BackendSpec<Set>& spec, Graph<Set> const& g, Group const& group) {
+concept Backend = std::default_initializable<B> && requires(B const& b, BackendSpec<Set>& spec, Graph<Set> const& g, NodeGroup const& group) {
   { B::name } -> std::convertible_to<std::string_view>;
   b.declare(spec);
   { b.can_run(g, group) } -> std::convertible_to<rules::Status>;

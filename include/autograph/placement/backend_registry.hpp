@@ -14,7 +14,7 @@ template <class Set>
 struct BackendEntry {
   std::string name;
   BackendSpec<Set> spec;
-  std::function<rules::Status(Graph<Set> const&, Group const&)> can_run;
+  std::function<rules::Status(Graph<Set> const&, NodeGroup const&)> can_run;
 };
 
 template <class Set>
@@ -26,7 +26,7 @@ template <class Set, class B>
 BackendEntry<Set> backend_entry(B backend = {}) {
   BackendEntry<Set> e{std::string(B::name), {}, {}};
   backend.declare(e.spec);
-  e.can_run = [backend](Graph<Set> const& g, Group const& group) { return rules::to_status(backend.can_run(g, group)); };
+  e.can_run = [backend](Graph<Set> const& g, NodeGroup const& group) { return rules::to_status(backend.can_run(g, group)); };
   return e;
 }
 

@@ -10,8 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "autograph/graph/group_signature.hpp"
+#include "autograph/placement/candidate.hpp"
 #include "autograph/placement/cost_database.hpp"
-#include "autograph/placement/group_signature.hpp"
 
 namespace autograph::placement {
 

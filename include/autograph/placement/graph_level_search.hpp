@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "autograph/core/error.hpp"
-#include "autograph/placement/graph_facts.hpp"
+#include "autograph/graph/graph_facts.hpp"
 #include "autograph/placement/placement.hpp"
 
 namespace autograph::placement {

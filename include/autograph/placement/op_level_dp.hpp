@@ -29,7 +29,7 @@
 
 #include "autograph/core/error.hpp"
 #include "autograph/core/hash.hpp"
-#include "autograph/placement/graph_facts.hpp"
+#include "autograph/graph/graph_facts.hpp"
 #include "autograph/placement/placement.hpp"
 
 namespace autograph::placement {

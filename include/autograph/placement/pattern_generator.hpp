@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "autograph/core/hash.hpp"
+#include "autograph/graph/graph_facts.hpp"
 #include "autograph/placement/backend_registry.hpp"
-#include "autograph/placement/graph_facts.hpp"
 #include "autograph/rules/match_index.hpp"
 #include "autograph/rules/matcher.hpp"
 
@@ -117,7 +117,7 @@ GeneratedCandidates generate_candidates(GraphFacts<Set> const& facts, BackendReg
     }
     for (auto const& rule : backend.spec.rules()) detail::grow_rule(facts, rule, o, found, groups, stats);
     for (auto& [nodes, pattern] : groups) {
-      Group group{std::move(nodes)};
+      NodeGroup group{std::move(nodes)};
       if (!backend.can_run(g, group)) {
         ++stats.rejected;
         continue;

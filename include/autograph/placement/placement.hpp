@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "autograph/placement/group.hpp"
+#include "autograph/placement/candidate.hpp"
 
 namespace autograph::placement {
 
 struct PlacedGroup {
-  Group group;
+  NodeGroup group;
   std::uint32_t backend = 0;  // index into Placement::backends
   std::string pattern;        // the pattern or rule that proposed the group
   double cost = 0;            // the measurer's cost of the group on its backend (ms)

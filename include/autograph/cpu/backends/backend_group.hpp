@@ -14,7 +14,7 @@
 
 #include "autograph/cpu/kernel.hpp"
 #include "autograph/graph/graph.hpp"
-#include "autograph/placement/group.hpp"
+#include "autograph/placement/candidate.hpp"
 #include "autograph/runtime/reference_executor.hpp"
 
 namespace autograph::cpu {
@@ -93,7 +93,7 @@ struct GroupGraph {
 };
 
 template <class Set>
-GroupGraph group_graph(Graph<Set> const& g, placement::Group const& group) {
+GroupGraph group_graph(Graph<Set> const& g, NodeGroup const& group) {
   // The group's ops, producers first (Kahn's algorithm inside the group).
   std::vector<NodeId> order;
   std::vector<std::size_t> missing(group.size(), 0);
@@ -141,7 +141,7 @@ GroupGraph group_graph(Graph<Set> const& g, placement::Group const& group) {
 }
 
 #if defined(AUTOGRAPH_CPU_PRECOMPILED)
-extern template GroupGraph group_graph<BuiltinOps>(Graph<BuiltinOps> const&, placement::Group const&);  // src/cpu/placed_ops.cpp
+extern template GroupGraph group_graph<BuiltinOps>(Graph<BuiltinOps> const&, NodeGroup const&);  // src/cpu/placed_ops.cpp
 #endif
 
 }  // namespace autograph::cpu

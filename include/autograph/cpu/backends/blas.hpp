@@ -32,7 +32,7 @@ struct Blas {
         .max_size = 2});
   }
   template <class Set>
-  rules::Status can_run(Graph<Set> const&, placement::Group const&) const {
+  rules::Status can_run(Graph<Set> const&, NodeGroup const&) const {
     return rules::ok;
   }
 

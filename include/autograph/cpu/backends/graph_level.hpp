@@ -41,7 +41,7 @@ GraphLevelPlaced place_graph_level(Backends<B...> backends, Graph<BuiltinOps> co
   auto const& names = op_level.placement.backends;
   auto it = std::ranges::find(names, o.target);
   if (it == names.end()) throw Error("place_graph_level(): no backend called '" + o.target + "' in the placement");
-  placement::GraphFacts<BuiltinOps> facts(g);
+  GraphFacts<BuiltinOps> facts(g);
   std::vector<placement::Incumbent> inc;
   for (auto const& [label, pg] : incumbents) {
     if (pg->placement.backends != names) throw Error("place_graph_level(): incumbent '" + label + "' was placed with other backends");

@@ -35,7 +35,7 @@ struct OneDnn {
         .max_size = 2});
   }
   template <class Set>
-  rules::Status can_run(Graph<Set> const&, placement::Group const&) const {
+  rules::Status can_run(Graph<Set> const&, NodeGroup const&) const {
     return rules::ok;  // every built-in op has a kernel here (or its reference kernel)
   }
   std::optional<AnyOp> as_op(Graph<BuiltinOps> const& group) const;  // src/cpu/backends.cpp

@@ -148,7 +148,7 @@ struct OwnKernels {
                                          .max_size = 1});
   }
   template <class Set>
-  rules::Status can_run(Graph<Set> const&, placement::Group const&) const {
+  rules::Status can_run(Graph<Set> const&, NodeGroup const&) const {
     return rules::ok;  // the rules' valid_op already checked the shapes
   }
 

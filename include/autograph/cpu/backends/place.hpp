@@ -96,9 +96,14 @@ CpuBackendOps cpu_backend_ops() {
   return ops;
 }
 
-/// The node a group becomes: the built-in op, or a BackendGroup.
+/// Whether `gg` is one op: as_op() then gives that op itself, with all its outputs.
+inline bool single_op(GroupGraph const& gg) { return group_ops(gg.graph).size() == 1; }
+
+/// The node a group becomes: the built-in op, or a BackendGroup. A group of one op stays that
+/// op whatever its outputs (a Split has several; the runtime lowers it to views of its input,
+/// which no backend's build makes a kernel of), a fused group only with one output.
 inline AnyOp group_op(CpuBackendOps const& backend, std::string const& name, std::string const& pattern, GroupGraph const& gg) {
-  if (gg.outputs.size() == 1)
+  if (gg.outputs.size() == 1 || single_op(gg))
     if (auto op = backend.as_op(gg.graph)) return *op;
   auto body = std::make_shared<GroupBody>(GroupBody{gg.graph, name, pattern, backend.build, backend.any_layout(gg.graph)});
   return AnyOp{BackendGroup{std::move(body)}};
@@ -137,8 +142,11 @@ Graph<PlacedOps> placed_graph(Backends<B...>, Graph<BuiltinOps> const& g, placem
     for (Value v : gg.inputs) ins.push_back(mapped(v));
     std::string name = g[pg.group.nodes.front()].name;
     if (pg.group.size() > 1) name += "+" + std::to_string(pg.group.size() - 1);
+    // One op kept as itself has its own outputs (the group's escaping values are some of them,
+    // by port); a fused op or a BackendGroup has the group's escaping values, in order.
+    bool itself = !op.is<BackendGroup>() && detail::single_op(gg);
     NodeId id = out.add(std::move(op), std::span<Value const>(ins), name);
-    for (std::uint32_t i = 0; i < gg.outputs.size(); ++i) map[{gg.outputs[i].node, gg.outputs[i].port}] = Value{id, i};
+    for (std::uint32_t i = 0; i < gg.outputs.size(); ++i) map[{gg.outputs[i].node, gg.outputs[i].port}] = Value{id, itself ? gg.outputs[i].port : i};
     if (node_backend) {
       node_backend->resize(out.id_bound());
       (*node_backend)[id] = backend;
@@ -184,7 +192,7 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
   if (o.copies < 2) throw Error("place(): copies must be at least 2, got " + std::to_string(o.copies));
   using Clock = std::chrono::steady_clock;
   PlacedGraph r;
-  placement::GraphFacts<BuiltinOps> facts(g);
+  GraphFacts<BuiltinOps> facts(g);
   auto registry = Backends<B...>::template registry<BuiltinOps>();
   std::vector<std::string> names;
   for (auto const& e : registry) names.push_back(e.name);

@@ -1,7 +1,7 @@
 #pragma once
-// GraphFacts: what the pattern generator and the op-level DP need to know about a graph,
-// computed once in O(nodes + edges): a topological position per node, and which nodes are
-// placed at all. Sources (Input, Weight) and weight-only nodes (constant subexpressions, which
+// GraphFacts: what the placement (pattern generator, op-level DP) and the fusion layer need to
+// know about a graph, computed once in O(nodes + edges): a topological position per node, and
+// which nodes are placed at all. Sources (Input, Weight) and weight-only nodes (constant subexpressions, which
 // the runtimes fold before the first run) are not kernels, so no backend places them.
 #include <span>
 #include <vector>
@@ -10,7 +10,7 @@
 #include "autograph/graph/topological_order.hpp"
 #include "autograph/graph/weight_only.hpp"
 
-namespace autograph::placement {
+namespace autograph {
 
 template <class Set>
 class GraphFacts {
@@ -77,4 +77,4 @@ class GraphFacts {
   std::vector<NodeId> placed_order_;
 };
 
-}  // namespace autograph::placement
+}  // namespace autograph

@@ -3,20 +3,20 @@
 // topological order, each with its attributes and inputs (an outside tensor's type and shape,
 // "const" when it is a weight, or "%k" for the output of the group's k-th op), and which ops'
 // outputs leave the group. Two groups with one signature run the same kernel, so the cost
-// database (cost_database.hpp) measures each signature once per backend and device; the text
+// database (placement/cost_database.hpp) measures each signature once per backend and device; the text
 // is the key itself, so keys never collide:
 //   "Conv2D{s1,1 p1,1,1,1}(f32[1,64,56,56],const f32[64,64,3,3]); Relu{}(%0) -> %1"
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "autograph/placement/graph_facts.hpp"
-#include "autograph/placement/group.hpp"
+#include "autograph/graph/graph_facts.hpp"
+#include "autograph/graph/node_group.hpp"
 
-namespace autograph::placement {
+namespace autograph {
 
 template <class Set>
-std::string group_signature(GraphFacts<Set> const& facts, Group const& group) {
+std::string group_signature(GraphFacts<Set> const& facts, NodeGroup const& group) {
   auto const& g = facts.graph();
   std::vector<NodeId> order = group.nodes;
   std::ranges::sort(order, [&](NodeId a, NodeId b) { return facts.position(a) < facts.position(b); });
@@ -43,7 +43,7 @@ std::string group_signature(GraphFacts<Set> const& facts, Group const& group) {
 }
 
 #if defined(AUTOGRAPH_PRECOMPILED)
-extern template std::string group_signature<BuiltinOps>(GraphFacts<BuiltinOps> const&, Group const&);  // src/defaults/placement.cpp
+extern template std::string group_signature<BuiltinOps>(GraphFacts<BuiltinOps> const&, NodeGroup const&);  // src/defaults/group_signature.cpp
 #endif
 
-}  // namespace autograph::placement
+}  // namespace autograph
