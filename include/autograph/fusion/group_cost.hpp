@@ -4,7 +4,7 @@
 //
 // GroupCostFn: anything callable as cost(graph, group) -> GroupCost. MeasuredGroupCost is the
 // one the CLI uses: it cuts the group out of the graph (extract(): the group's inputs become
-// placeholders, its weights come along) and times that subgraph on a runtime, then times the
+// boundary inputs, its weights come along) and times that subgraph on a runtime, then times the
 // rules' targets cut out of the rewritten graph (apply_group()) the same way. Both are memoised by the rule and
 // the group's signature (graph/group_signature.hpp: the ops, attributes, input shapes and
 // which values leave the group), so ViT's 12 identical encoder blocks are measured once. With

@@ -41,14 +41,14 @@ struct BackendGroup {
   bool operator==(BackendGroup const&) const = default;
 
   std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    auto const placeholders = body->graph.inputs();
-    if (placeholders.size() != in.size())
-      throw ShapeError("BackendGroup (" + body->backend + "): the group reads " + std::to_string(placeholders.size()) + " values, got " +
+    auto const boundary = body->graph.inputs();
+    if (boundary.size() != in.size())
+      throw ShapeError("BackendGroup (" + body->backend + "): the group reads " + std::to_string(boundary.size()) + " values, got " +
                        std::to_string(in.size()));
     for (std::size_t i = 0; i < in.size(); ++i)
-      if (body->graph[placeholders[i]].outputs[0] != in[i])
+      if (body->graph[boundary[i]].outputs[0] != in[i])
         throw ShapeError("BackendGroup (" + body->backend + "): input " + std::to_string(i) + " must be " +
-                         body->graph[placeholders[i]].outputs[0].to_string() + ", got " + in[i].to_string());
+                         body->graph[boundary[i]].outputs[0].to_string() + ", got " + in[i].to_string());
     std::vector<TensorDesc> out;
     for (Value v : body->graph.outputs()) out.push_back(body->graph.desc(v));
     return out;
@@ -113,7 +113,7 @@ GroupGraph group_graph(Graph<Set> const& g, NodeGroup const& group) {
       if (o == v) return &i;
     return nullptr;
   };
-  for (NodeId n : order)  // the placeholders first, so their ids ascend in input order
+  for (NodeId n : order)  // the boundary inputs first, so their ids ascend in input order
     for (Value v : g[n].inputs)
       if (!group.contains(v.node) && !find(v)) {
         map.emplace_back(v, Value{r.graph.add(AnyOp{Input{g.desc(v), "in" + std::to_string(r.inputs.size())}}, std::span<Value const>{}), 0});

@@ -29,7 +29,7 @@ concept RewritingCpuBackend = CpuBackend<B> && requires(B const& b, Graph<Builti
   { b.as_op(group) } -> std::same_as<std::optional<AnyOp>>;
 };
 
-/// The op-level nodes of a group's graph (its Input placeholders left out), producers first.
+/// The op-level nodes of a group's graph (its boundary inputs left out), producers first.
 inline std::vector<NodeId> group_ops(Graph<BuiltinOps> const& group) {
   std::vector<NodeId> r;
   for (NodeId n : topological_order(group))
