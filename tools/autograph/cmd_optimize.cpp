@@ -344,6 +344,7 @@ int run(OptimizeOptions const& o) {
     if (v.ran)
       std::printf("autograph's fused graph against the model on the reference executor: normwise error %.2e (limit %.0e)%s\n", v.max_rel_error,
                   std::min(bo.tolerance, cpu::fused_graph_tolerance), v.passed ? "" : " FAILED");
+  }
   if (placed_report) {
     auto const& pr = *placed_report;
     std::printf("placement (%s) on %s: %s; autograph+placement: %s\n", o.backends->c_str(), o.db.c_str(),
