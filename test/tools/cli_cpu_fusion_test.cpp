@@ -52,7 +52,7 @@ TEST(CliCpuFusion, FusesBeforeTheSearchAndVerifiesAgainstTheUnfusedModel) {
   EXPECT_GT(std::filesystem::file_size(dir.path() / "fused.onnx"), 1000u);
 }
 
-TEST(CliCpuFusion, RunsTheFusedAttentionInTheTunedConfigurationsOfTheLog) {
+TEST(CliCpuFusion, TheTuningLogReachesEveryFusedAttentionDpofKeeps) {
   if (!AUTOGRAPH_CLI_HAS_TUNE) GTEST_SKIP() << "built without XGBoost (libxgboost-dev): no `tune` command to write a log";
   ScratchDir dir;
   auto tune = run_tool({"tune", "--model", "vit_b_16", "--resolution", "32", "--budget", "6", "--log", "t.jsonl", "--repeats", "1"}, dir, 120);
@@ -63,9 +63,11 @@ TEST(CliCpuFusion, RunsTheFusedAttentionInTheTunedConfigurationsOfTheLog) {
   ASSERT_EQ(r.exit_code, 0) << r.command << "\n" << r.out << r.err;
   auto f = nlohmann::json::parse(read_all(dir.path() / "r.json"))["transformer_fusion"];
   EXPECT_EQ(f["tuning_log"], "t.jsonl") << f;
-  // At 5 tokens the fused attention is one kernel against four dispatch-bound ones: DPOF fuses it.
-  EXPECT_GE(f["attention_nodes"].get<std::size_t>(), 1u) << f;
-  // Every fused attention node is the one shape `tune` measured: each finds its tuned configuration.
+  // How many attentions DPOF fuses is its measured decision: at ViT's 5 tokens on the 2-core VM
+  // it mostly keeps the four unfused ops (measured faster there), sometimes not, so the count
+  // is not asserted. Every attention it does fuse is the one shape `tune` measured and must find
+  // its tuned configuration. That the runtime then prepares the logged configuration is checked
+  // on the kernel itself (CpuFusedAttentionKernel.PreparesTheFastestLoggedConfiguration).
   EXPECT_EQ(f["attention_nodes_tuned"], f["attention_nodes"]) << f;
   std::string line = "tuned kernels: " + std::to_string(f["attention_nodes"].get<std::size_t>()) + " of " +
                      std::to_string(f["attention_nodes"].get<std::size_t>()) + " fused attention nodes run the best configuration of t.jsonl";
