@@ -43,6 +43,7 @@ TEST(ScheduleRace, AWideGapDropsTheSlowerAfterOneBlock) {
   EXPECT_TRUE(c.second);
   EXPECT_EQ(c.basis, ChoiceBasis::raced);
   EXPECT_TRUE(c.settled);
+  EXPECT_FALSE(c.declined);
   EXPECT_EQ(c.other_runs, 5u);   // one block
   EXPECT_EQ(a.runs, 5u);
   EXPECT_EQ(c.chosen_runs, 50u);  // the faster runs on to the run limit, as a single schedule's measurement does
@@ -147,6 +148,7 @@ TEST(ScheduleRace, AChildThatMovedHalfTheLeadIsRaced) {
   FakeSchedule a{.ms = 17, .seed = 9}, b{.ms = 12, .seed = 10};
   ScheduleChoice c = race_schedules(a, b, never_done, &parent);
   EXPECT_EQ(c.basis, ChoiceBasis::raced);
+  EXPECT_TRUE(c.declined);
   EXPECT_TRUE(c.second);
   EXPECT_GT(b.calls, 0u);
   EXPECT_EQ(a.runs, 5u);  // the probe's block is the race's first

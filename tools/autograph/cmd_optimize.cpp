@@ -476,6 +476,7 @@ int run(OptimizeOptions const& o) {
       j["schedule_choice"] = {{"raced", schedule_choice->raced},
                               {"settled", schedule_choice->settled},
                               {"inherited", schedule_choice->inherited},
+                              {"declined", schedule_choice->declined},
                               {"losing_runs", schedule_choice->losing_runs},
                               {"losing_seconds", schedule_choice->losing_seconds}};
     if (cpu_plan) {
@@ -491,10 +492,10 @@ int run(OptimizeOptions const& o) {
   if (measuring_seconds >= 0)
     std::printf("measuring on the CPU: %.2f s of the searches' and latencies' time\n", measuring_seconds);
   if (schedule_choice)
-    std::printf("choosing autograph's schedules: %zu graphs raced (%zu dropped the slower early), %zu took their parent's choice untimed; "
-                "the schedules not chosen ran %zu times, %.2f s of the measuring\n",
-                schedule_choice->raced, schedule_choice->settled, schedule_choice->inherited, schedule_choice->losing_runs,
-                schedule_choice->losing_seconds);
+    std::printf("choosing autograph's schedules: %zu graphs raced (%zu dropped the slower early, %zu had moved too far from their parent "
+                "to take its choice), %zu took their parent's choice untimed; the schedules not chosen ran %zu times, %.2f s of the measuring\n",
+                schedule_choice->raced, schedule_choice->settled, schedule_choice->declined, schedule_choice->inherited,
+                schedule_choice->losing_runs, schedule_choice->losing_seconds);
   if (!all_ok) {
     std::fprintf(stderr, "autograph: error: an optimized graph failed verification; its result is not valid\n");
     return 1;

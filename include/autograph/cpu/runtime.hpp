@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autograph/core/tensor.hpp"
@@ -242,7 +243,8 @@ class BasicCpuRuntime {
   }
 
   /// plan(g) decided again: under FasterOf the choice kept for `g` is dropped and both schedules
-  /// are raced afresh, with full runs and no bound. The choice kept from the search may rest on
+  /// are raced afresh, with no bound and no family (the winner runs to the budget, the loser
+  /// until it is slower beyond noise, or to the budget within noise). The choice kept from the search may rest on
   /// a screening of 5 runs, made minutes earlier: on this project's 2-core VM one executable's
   /// latency moves between levels for seconds at a time (AutoGraph's NASNet-A Mobile graph on
   /// one stream: 6.4, 10.4 and about 20 ms in one process), and one such stretch chose Nimble's
@@ -250,7 +252,10 @@ class BasicCpuRuntime {
   template <class Set>
   CpuPlan<Set> replan(Graph<Set> const& g) {
     if constexpr (detail::is_faster_of<Policy>) choices_->erase(structural_hash(g));
-    return plan(g);
+    auto family = std::exchange(family_, std::nullopt);
+    CpuPlan<Set> p = plan(g);
+    family_ = family;
+    return p;
   }
 
   /// From here to end_family(), a graph not measured before is taken for a child of `parent`
@@ -405,6 +410,7 @@ class BasicCpuRuntime {
       st.raced += c.made.basis == ChoiceBasis::raced;
       st.settled += c.made.settled;
       st.inherited += c.made.basis == ChoiceBasis::inherited;
+      st.declined += c.made.declined;
       st.losing_runs += c.made.other_runs;
       st.losing_seconds += seconds[c.made.second ? 0 : 1];
       choices_->emplace(key, c);

@@ -55,6 +55,7 @@ struct ScheduleChoice {
   bool second = false;  // the second schedule won
   ChoiceBasis basis = ChoiceBasis::raced;
   bool settled = false;  // raced, and the loser dropped: slower beyond the noise margin
+  bool declined = false;  // raced although a settled parent was given: the probe's median lay L/2 or more from the parent's
   double chosen_ms = std::numeric_limits<double>::quiet_NaN();  // medians
   double other_ms = std::numeric_limits<double>::quiet_NaN();   // NaN: not timed (inherited)
   double lead_ms = 0;  // settled: the winner's lead at least (the low end of its interval); else 0
@@ -66,6 +67,7 @@ struct ScheduleChoiceStats {
   std::size_t raced = 0;        // graphs whose two schedules were timed against each other
   std::size_t settled = 0;      // of them, races that dropped the loser (slower beyond noise)
   std::size_t inherited = 0;    // graphs that took their parent's choice, the other schedule never timed
+  std::size_t declined = 0;     // graphs raced although their parent's race had settled: their rewrites moved them L/2 or more
   std::size_t losing_runs = 0;  // timed runs of the schedule that was not chosen
   double losing_seconds = 0;    // wall seconds those runs and their schedule's preparation took
 };
@@ -120,6 +122,7 @@ ScheduleChoice race_schedules(TimeA&& time_a, TimeB&& time_b, Done&& done, Sched
       return result(w, ChoiceBasis::inherited, false);
     }
   }
+  bool declined = !s[0].empty() || !s[1].empty();
   while (true) {
     std::size_t before = s[0].size() + s[1].size();
     if (s[0].size() <= s[1].size()) time(0, options.block);
@@ -129,13 +132,17 @@ ScheduleChoice race_schedules(TimeA&& time_a, TimeB&& time_b, Done&& done, Sched
       if (settled_verdict(s[loser], s[winner]) != Verdict::faster) continue;
       run_on(winner);
       ScheduleChoice c = result(winner, ChoiceBasis::raced, true);
+      c.declined = declined;
       auto [lead, half] = lead_interval(s[loser], s[winner]);
       c.lead_ms = std::max(0.0, lead - half);  // with every run of the winner's
       return c;
     }
     bool stuck = s[0].size() + s[1].size() == before;  // a timer that gave no runs: nothing more to learn
-    if (stuck || (finished(0) && finished(1)))
-      return result(detail::median_of(s[1]) < detail::median_of(s[0]) ? 1 : 0, ChoiceBasis::raced, false);
+    if (stuck || (finished(0) && finished(1))) {
+      ScheduleChoice c = result(detail::median_of(s[1]) < detail::median_of(s[0]) ? 1 : 0, ChoiceBasis::raced, false);
+      c.declined = declined;
+      return c;
+    }
   }
 }
 
