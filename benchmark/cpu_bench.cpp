@@ -190,6 +190,13 @@ class ModelBench {
       if (chosen && !report.autograph_plan->other.empty())
         note += "; " + report.autograph_plan->scheduled.policy + " schedule chosen (" + std::to_string(report.autograph_plan->chosen_ms) + " ms against " +
                 std::to_string(report.autograph_plan->other_ms) + " ms with " + report.autograph_plan->other + "'s)";
+      if (chosen) {
+        auto const& sc = report.schedule_choice;
+        note += "; schedules: " + std::to_string(sc.raced) + " graphs raced (" + std::to_string(sc.settled) + " dropped the slower early, " +
+                std::to_string(sc.declined) + " too far from their parent), " + std::to_string(sc.inherited) +
+                " took their parent's choice; the schedules not chosen ran " + std::to_string(sc.losing_runs) +
+                " times, " + std::to_string(sc.losing_seconds) + " s of " + std::to_string(report.measuring_seconds) + " s measuring";
+      }
       add(b.name, chosen ? std::move(report.autograph_plan->scheduled) : schedule::Nimble{}(b.graph, nimble_rt), b.search_seconds, note,
           b.verification.ran && !b.rewrites.empty() ? b.verification.max_rel_error : -1);
     }

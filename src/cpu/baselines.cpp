@@ -59,7 +59,10 @@ std::vector<BaselineResult<BuiltinOps>> run_baselines(Graph<BuiltinOps> const& g
       results.push_back(std::move(r));
     }
   }
-  if (report) report->measuring_seconds = seq.measuring_seconds() + nimble.measuring_seconds() + best.measuring_seconds();
+  if (report) {
+    report->measuring_seconds = seq.measuring_seconds() + nimble.measuring_seconds() + best.measuring_seconds();
+    report->schedule_choice = best.schedule_choice_stats();
+  }
   return results;
 }
 

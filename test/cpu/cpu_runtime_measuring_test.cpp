@@ -1,5 +1,6 @@
-// How CpuRuntime spends its runs: the schedule it chooses by measuring (FasterOf), and the
-// runs it does not spend — screening, settled comparisons, the deadline.
+// How CpuRuntime spends its runs: the schedule it chooses by measuring (FasterOf: a race that
+// drops the loser, a choice a child graph takes from its parent), and the runs it does not
+// spend — screening, settled comparisons, the deadline.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -60,6 +61,44 @@ TEST(CpuScheduleChoice, ReplanningRacesTheSchedulesAgain) {
   EXPECT_EQ(kept, 0u);
   EXPECT_GE(raced, 10u);  // at least 5 runs of each schedule
   EXPECT_EQ(runs_of(cpu, [&] { cpu.plan(g); }), 0u);  // and kept again
+}
+
+TEST(CpuScheduleChoice, TheLoserIsDroppedAndCounted) {
+  Graph<> g = matmul_chain(4, 128);
+  BasicCpuRuntime<FasterOf<schedule::Sequential, RunNothing>> cpu({.cores = 1});
+  auto runs = runs_of(cpu, [&] { cpu.measure(g); });
+  ScheduleChoiceStats const& st = cpu.schedule_choice_stats();
+  EXPECT_EQ(st.raced, 1u);
+  EXPECT_EQ(st.settled, 1u);
+  EXPECT_EQ(st.inherited, 0u);
+  EXPECT_EQ(st.losing_runs, 5u);  // one block of the matmuls, then the empty schedule alone
+  EXPECT_EQ(runs, 55u);
+  EXPECT_GT(st.losing_seconds, 0.0);
+  EXPECT_LE(st.losing_seconds, cpu.measuring_seconds());
+}
+
+TEST(CpuScheduleChoice, AChildTakesItsParentsWideChoiceWithoutTimingTheLoser) {
+  Graph<> parent = matmul_chain(4, 128), child = matmul_chain(3, 128);
+  BasicCpuRuntime<FasterOf<schedule::Sequential, RunNothing>> cpu({.cores = 1});
+  cpu.measure(parent);
+  cpu.set_family(parent);
+  std::size_t losing = cpu.schedule_choice_stats().losing_runs;
+  EXPECT_EQ(runs_of(cpu, [&] { cpu.measure(child); }), 50u);  // the empty schedule only
+  cpu.end_family();
+  EXPECT_EQ(cpu.schedule_choice_stats().inherited, 1u);
+  EXPECT_EQ(cpu.schedule_choice_stats().losing_runs, losing);
+  auto p = cpu.plan(child);
+  EXPECT_TRUE(p.inherited);
+  EXPECT_EQ(p.scheduled.policy, "nothing");
+  EXPECT_TRUE(std::isnan(p.other_ms));
+  // As a parent itself, the child is raced first: a choice is inherited from races only.
+  cpu.set_family(child);
+  EXPECT_EQ(cpu.schedule_choice_stats().raced, 2u);
+  EXPECT_FALSE(cpu.plan(child).inherited);
+  cpu.end_family();
+  // Outside a family a new graph is raced.
+  cpu.measure(matmul_chain(2, 128));
+  EXPECT_EQ(cpu.schedule_choice_stats().raced, 3u);
 }
 
 TEST(CpuScheduleChoice, TwoPoliciesGivingOneScheduleAreNotCompared) {

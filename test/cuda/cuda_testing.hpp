@@ -1,6 +1,7 @@
 #pragma once
 // What the CUDA runtime tests share: the skip without a GPU, one runtime per test program,
-// and comparison with the reference executor that reports the relative error.
+// comparison with the reference executor that reports the relative error, and the FP32
+// lowering and tolerances the op tests compare under (with the names they use unqualified).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "autograph/cuda/runtime.hpp"
 #include "autograph/runtime/reference_executor.hpp"
 #include "autograph/schedule/sequential.hpp"
+#include "test_graphs.hpp"
 
 /// Skips the test, saying why, when no GPU can be used (no driver, too old a driver, no
 /// device); with AUTOGRAPH_REQUIRE_GPU=1 in the environment the test fails instead, so that a
@@ -107,6 +109,12 @@ inline ::testing::AssertionResult close(Tensor const& got, Tensor const& want, d
   return ::testing::AssertionSuccess();
 }
 
+/// FP32 without TF32: the lowering the op tests compare with the reference executor.
+inline constexpr LowerOptions fp32{.allow_tf32 = false};
+/// Relative L2 tolerances of FP32 results against the reference executor's.
+inline constexpr double fp32_math = 1e-5;  // reductions and transcendental functions: other summation orders, other ulps
+inline constexpr double fp32_gemm = 1e-4;  // cuDNN/cuBLASLt FP32 algorithms (Winograd, FFT, split-K)
+
 /// Uniform random inputs for every Input node of g, in g.inputs() order.
 inline std::vector<Tensor> random_inputs(Graph<> const& g, std::uint64_t seed = 1, float lo = -1.f, float hi = 1.f) {
   std::vector<Tensor> in;
@@ -132,3 +140,13 @@ inline void expect_matches_reference(Graph<> const& g, std::vector<Tensor> const
 }
 
 }  // namespace autograph::cuda::testing
+
+namespace autograph::cuda {
+// The op tests' vocabulary (ops_test.cpp, fused_ops_test.cpp, fused_vit_test.cpp), named once.
+using testing::expect_matches_reference;
+using testing::fp32;
+using testing::fp32_gemm;
+using testing::fp32_math;
+using testing::Net;
+using testing::random_inputs;
+}  // namespace autograph::cuda

@@ -9,18 +9,9 @@
 #include <limits>
 
 #include "cuda_testing.hpp"
-#include "test_graphs.hpp"
 
 namespace autograph::cuda {
 namespace {
-
-using testing::expect_matches_reference;
-using testing::Net;
-using testing::random_inputs;
-
-constexpr LowerOptions fp32{.allow_tf32 = false};
-constexpr double fp32_math = 1e-5;  // other summation orders and exp ulps than the reference's
-constexpr double fp32_gemm = 1e-4;  // cuBLASLt's FP32 algorithms (split-K)
 
 TEST(CudaFusedOps, FusedAttention) {
   AUTOGRAPH_REQUIRE_GPU();

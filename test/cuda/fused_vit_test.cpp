@@ -10,12 +10,6 @@
 namespace autograph::cuda {
 namespace {
 
-using testing::expect_matches_reference;
-using testing::random_inputs;
-
-constexpr LowerOptions fp32{.allow_tf32 = false};
-constexpr double fp32_gemm = 1e-4;  // cuBLASLt's FP32 algorithms (split-K) through a whole network
-
 TEST(CudaFusedOps, AFusedVitMatchesTheReference) {
   AUTOGRAPH_REQUIRE_GPU();
   Graph<> vit = models::vit({.patch = 8, .layers = 2, .hidden = 64, .heads = 4, .mlp = 128, .num_classes = 10},

@@ -3,16 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "cuda_testing.hpp"
-#include "test_graphs.hpp"
 
 namespace autograph::cuda {
 namespace {
 
-using testing::expect_matches_reference;
-using testing::Net;
-using testing::random_inputs;
-
-constexpr LowerOptions fp32{.allow_tf32 = false};
 constexpr LowerOptions fp32_copies{.allow_tf32 = false, .views = false, .in_place_concat = false};
 
 /// Compares with the reference twice: with views and in-place concatenation, and with
@@ -24,8 +18,6 @@ void check(Graph<> const& g, double tolerance, std::string const& what, float lo
 }
 
 constexpr double exact = 1e-6;  // elementwise and data movement: the same float operations
-constexpr double fp32_math = 1e-5; // reductions and transcendental functions: other summation orders, other ulps
-constexpr double fp32_gemm = 1e-4; // cuDNN/cuBLASLt FP32 algorithms (Winograd, FFT, split-K)
 constexpr double tf32_gemm = 5e-3; // TF32 tensor cores: 10-bit mantissas
 
 TEST(CudaOps, Conv2D) {

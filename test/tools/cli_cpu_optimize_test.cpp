@@ -1,5 +1,6 @@
 // `optimize --runtime cpu`: the schedule AutoGraph's graph runs with is chosen by measuring
-// and reported, and the time limit holds for a search measured on this machine.
+// and reported with what choosing cost, and the time limit holds for a search measured on
+// this machine.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -28,6 +29,15 @@ TEST(CliCpuOptimize, ReportsTheScheduleChosenByMeasuringAndKeepsTheTimeLimit) {
     EXPECT_NE(s["other"].get<std::string>(), chosen);
     EXPECT_GT(s["other_ms"].get<double>(), 0.0) << s;
   }
+  // What choosing the schedules cost, beside the measuring time: where the schedules differ
+  // the final graph is raced again (replan), at least one block each; the loser's runs are
+  // part of the measuring.
+  auto const& sc = j["schedule_choice"];
+  EXPECT_GE(sc["raced"].get<std::size_t>(), s["other"].is_null() ? 0u : 1u) << sc;
+  EXPECT_LE(sc["settled"].get<std::size_t>(), sc["raced"].get<std::size_t>()) << sc;
+  EXPECT_GE(sc["losing_runs"].get<std::size_t>(), s["other"].is_null() ? 0u : 5u) << sc;
+  EXPECT_LE(sc["losing_seconds"].get<double>(), j["measuring_seconds"].get<double>()) << sc;
+  EXPECT_NE(r.out.find("the schedules not chosen ran "), std::string::npos) << r.out;
   auto const& c = j["configurations"][0];
   // The limit plus what was being measured when it passed: a SqueezeNet comparison on a loaded
   // machine takes well under 5 s (50 runs of ~10-25 ms per side at most).

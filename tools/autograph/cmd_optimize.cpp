@@ -261,6 +261,7 @@ int run(OptimizeOptions const& o) {
   std::string device_name, runtime_kind;
   double measuring_seconds = -1;  // CPU runtime: seconds spent measuring
   std::optional<cpu::CpuPlan<BuiltinOps>> cpu_plan;  // CPU runtime: AutoGraph's schedule, chosen by measuring
+  std::optional<ScheduleChoiceStats> schedule_choice;  // CPU runtime: what choosing AutoGraph's schedules cost
   std::optional<cpu::TransformerFusionResult> fusion_report;  // --transformer-fusion: what DPOF fused
   std::optional<cpu::PlacedBaselineReport> placed_report;  // --backends: the placement's numbers and which backend runs each node
   if (o.runtime == "cpu") {
@@ -275,6 +276,7 @@ int run(OptimizeOptions const& o) {
     results = cpu::run_baselines(g, bo, {.budget_ms = 1000}, taso, &report, fusion);
     measuring_seconds = report.measuring_seconds;
     cpu_plan = std::move(report.autograph_plan);
+    if (cpu_plan) schedule_choice = report.schedule_choice;
     fusion_report = std::move(report.fusion);
     if (o.backends) {
       placed_report.emplace();
@@ -470,6 +472,13 @@ int run(OptimizeOptions const& o) {
                         {"node_backends", {{results[n - 2].name, by_label(results[n - 2].graph, pr.placement_backends)},
                                            {results[n - 1].name, by_label(results[n - 1].graph, pr.autograph_backends)}}}};
     }
+    if (schedule_choice)
+      j["schedule_choice"] = {{"raced", schedule_choice->raced},
+                              {"settled", schedule_choice->settled},
+                              {"inherited", schedule_choice->inherited},
+                              {"declined", schedule_choice->declined},
+                              {"losing_runs", schedule_choice->losing_runs},
+                              {"losing_seconds", schedule_choice->losing_seconds}};
     if (cpu_plan) {
       auto ms = [](double x) { return std::isnan(x) ? nlohmann::json(nullptr) : nlohmann::json(x); };
       j["autograph_schedule"] = {{"chosen", cpu_plan->scheduled.policy}, {"chosen_ms", ms(cpu_plan->chosen_ms)},
@@ -482,6 +491,11 @@ int run(OptimizeOptions const& o) {
   std::printf("%s\n", phases.line().c_str());
   if (measuring_seconds >= 0)
     std::printf("measuring on the CPU: %.2f s of the searches' and latencies' time\n", measuring_seconds);
+  if (schedule_choice)
+    std::printf("choosing autograph's schedules: %zu graphs raced (%zu dropped the slower early, %zu had moved too far from their parent "
+                "to take its choice), %zu took their parent's choice untimed; the schedules not chosen ran %zu times, %.2f s of the measuring\n",
+                schedule_choice->raced, schedule_choice->settled, schedule_choice->declined, schedule_choice->inherited,
+                schedule_choice->losing_runs, schedule_choice->losing_seconds);
   if (!all_ok) {
     std::fprintf(stderr, "autograph: error: an optimized graph failed verification; its result is not valid\n");
     return 1;

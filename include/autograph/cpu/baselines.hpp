@@ -22,6 +22,8 @@ namespace autograph::cpu {
 /// What run_baselines measured beyond the results.
 struct CpuBaselineReport {
   double measuring_seconds = 0;                        // wall seconds spent measuring (part of each configuration's time)
+  ScheduleChoiceStats schedule_choice;                 // AutoGraph's runtime choosing schedules: graphs raced or inherited, the losing
+                                                       // schedule's runs and seconds (part of measuring_seconds)
   std::optional<CpuPlan<BuiltinOps>> autograph_plan;  // the schedule AutoGraph's graph runs with, and the medians that chose it
   std::optional<TransformerFusionResult> fusion;       // what DPOF fused before AutoGraph's search (its `graph` left empty)
 };

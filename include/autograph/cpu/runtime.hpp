@@ -21,7 +21,9 @@
 #include <string_view>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autograph/core/tensor.hpp"
@@ -35,6 +37,7 @@
 #include "autograph/graph/structural_hash.hpp"
 #include "autograph/runtime/noise.hpp"
 #include "autograph/runtime/runtime.hpp"
+#include "autograph/runtime/schedule_race.hpp"
 #include "autograph/schedule/kernel_dag.hpp"
 #include "autograph/schedule/nimble.hpp"
 #include "autograph/schedule/policy.hpp"
@@ -102,11 +105,14 @@ class PreparedCpuGraph {
 };
 
 /// A schedule policy of BasicCpuRuntime that measures: each graph is scheduled by `Preferred`
-/// and by `Alternative`, and where the two schedules differ both are timed interleaved
-/// (interleaved_compare) and the lower median runs the graph. Unlike a search step there is no
-/// incumbent to protect: when the comparison stops unsettled (its run budget spent on a slow
-/// graph) the lower median is still the better guess, and keeping `Preferred` instead ran ViT-B/16
-/// 22% slower than one stream (253 against 207 ms, 5 runs each).
+/// and by `Alternative`, and where the two schedules differ they race (race_schedules,
+/// runtime/schedule_race.hpp): timed interleaved until one is slower beyond the noise margin,
+/// which is dropped, while the other runs on as a single schedule's measurement would. Unlike a
+/// search step there is no incumbent to protect: when the race ends unsettled (its run budget
+/// spent on a slow graph) the lower median is still the better guess, and keeping `Preferred`
+/// instead ran ViT-B/16 22% slower than one stream (253 against 207 ms, 5 runs each).
+/// Between set_family(parent) and end_family() a new graph may take its parent's choice
+/// without the other schedule being timed (schedule_race.hpp says when, and why it is safe).
 /// CpuRuntime is FasterOf<Nimble, Sequential>: concurrent streams win on branchy models, but on
 /// chain-like ones (SqueezeNet, ViT) one kernel with every core beats branches sharing the
 /// cores.
@@ -127,8 +133,9 @@ template <class Set>
 struct CpuPlan {
   ScheduledGraph<Set> scheduled;  // .policy names the chosen schedule ("nimble", "sequential")
   std::string other;              // the policy not chosen; empty when nothing was chosen (one policy, or one schedule from both)
-  double chosen_ms = std::numeric_limits<double>::quiet_NaN();  // medians of the deciding comparison (NaN: none ran)
-  double other_ms = std::numeric_limits<double>::quiet_NaN();
+  double chosen_ms = std::numeric_limits<double>::quiet_NaN();  // medians of the deciding race (NaN: none ran)
+  double other_ms = std::numeric_limits<double>::quiet_NaN();   // NaN also when the choice was inherited (the other not timed)
+  bool inherited = false;  // the choice of the graph this one was derived from (set_family), not raced
 };
 
 /// `Policy` schedules a graph for measure(g): one stream with every core per kernel
@@ -137,9 +144,10 @@ struct CpuPlan {
 ///
 /// Measuring is the search's cost, so runs stop as soon as more could not change a decision:
 /// measure() times `runs` runs, or fewer (at least 5) once they sum to `budget_ms`; screen(g, b)
-/// also stops once `g` is clearly slower than b (clearly_above); compare() and FasterOf's
-/// choice stop their interleaved blocks once the verdict is settled (settled_verdict). After
-/// set_deadline()'s time each measurement stops at its minimum.
+/// also stops once `g` is clearly slower than b (clearly_above); compare() stops its
+/// interleaved blocks once the verdict is settled (settled_verdict), and FasterOf's race drops
+/// the slower schedule on the same evidence (race_schedules). After set_deadline()'s time each
+/// measurement stops at its minimum.
 template <class Policy>
 class BasicCpuRuntime {
  public:
@@ -169,6 +177,9 @@ class BasicCpuRuntime {
   /// Timed runs this runtime and its copies have made (warm-ups not counted): how many runs
   /// screening, settled comparisons and the deadline saved, independent of the machine's speed.
   std::size_t timed_runs() const { return meter_->runs; }
+  /// What choosing schedules cost (FasterOf; zeros otherwise): graphs raced and inherited, and
+  /// the runs and seconds that went to the schedule not chosen (part of measuring_seconds()).
+  ScheduleChoiceStats const& schedule_choice_stats() const { return *choice_stats_; }
   CpuRuntimeOptions const& options() const { return options_; }
   /// The per-kernel cost model a search ranks candidates with before measuring them here:
   /// measured times where set_cost_table() gave them (cpu/profiler.hpp makes such a table),
@@ -191,7 +202,7 @@ class BasicCpuRuntime {
     Stopwatch w(*meter_);
     ScheduledGraph<Set> sg;
     if constexpr (detail::is_faster_of<Policy>) {
-      double fresh = std::numeric_limits<double>::quiet_NaN();  // timed while choosing
+      double fresh = std::numeric_limits<double>::quiet_NaN();  // timed while choosing: the winner ran on as timed() runs it
       CpuPlan<Set> p = choose(g, bound_ms, &fresh);
       if (!std::isnan(fresh)) return fresh;
       sg = std::move(p.scheduled);  // chosen before: time the choice again
@@ -215,7 +226,7 @@ class BasicCpuRuntime {
     Stopwatch w(*meter_);
     ScheduledGraph<Set> a = plan(incumbent).scheduled, b = plan(challenger).scheduled;
     CpuExecutable ea = ready(lowered(a.graph), a.schedule), eb = ready(lowered(b.graph), b.schedule);
-    return race(ea, eb, [this](auto const&, auto const&) { return past_deadline(); });
+    return compare_interleaved(ea, eb, [this](auto const&, auto const&) { return past_deadline(); });
   }
   /// The schedule measure(g) times `g` with; under FasterOf, chosen by measuring (once per
   /// graph: the choice is kept by the graph's structural hash).
@@ -232,7 +243,8 @@ class BasicCpuRuntime {
   }
 
   /// plan(g) decided again: under FasterOf the choice kept for `g` is dropped and both schedules
-  /// are raced afresh, with full runs and no bound. The choice kept from the search may rest on
+  /// are raced afresh, with no bound and no family (the winner runs to the budget, the loser
+  /// until it is slower beyond noise, or to the budget within noise). The choice kept from the search may rest on
   /// a screening of 5 runs, made minutes earlier: on this project's 2-core VM one executable's
   /// latency moves between levels for seconds at a time (AutoGraph's NASNet-A Mobile graph on
   /// one stream: 6.4, 10.4 and about 20 ms in one process), and one such stretch chose Nimble's
@@ -240,8 +252,33 @@ class BasicCpuRuntime {
   template <class Set>
   CpuPlan<Set> replan(Graph<Set> const& g) {
     if constexpr (detail::is_faster_of<Policy>) choices_->erase(structural_hash(g));
-    return plan(g);
+    auto family = std::exchange(family_, std::nullopt);
+    CpuPlan<Set> p = plan(g);
+    family_ = family;
+    return p;
   }
+
+  /// From here to end_family(), a graph not measured before is taken for a child of `parent`
+  /// (a search's candidate and the graph it was rewritten from): under FasterOf it takes
+  /// parent's choice when race_schedules allows, without the other schedule being timed.
+  /// When parent's own choice was inherited, or not made, parent is raced first (for the
+  /// choice only: the winner does not run on), so that a choice is only ever inherited from a
+  /// race. No effect under one policy.
+  template <class Set>
+  void set_family(Graph<Set> const& parent) {
+    if constexpr (detail::is_faster_of<Policy>) {
+      Stopwatch w(*meter_);
+      family_.reset();
+      std::uint64_t key = structural_hash(parent);
+      auto found = choices_->find(key);
+      if (found == choices_->end() || found->second.made.basis == ChoiceBasis::inherited) {
+        if (found != choices_->end()) choices_->erase(found);
+        choose(parent, std::numeric_limits<double>::infinity(), nullptr, RaceOptions{.survivor_runs_on = false});
+      }
+      family_ = key;
+    }
+  }
+  void end_family() { family_.reset(); }
 
   /// Lowers `g` once for timing many schedules of it (shape-only weights get random data).
   template <class Set>
@@ -271,11 +308,10 @@ class BasicCpuRuntime {
       if (--meter.depth == 0) meter.seconds += std::chrono::duration<double>(Clock::now() - start).count();
     }
   };
-  /// A FasterOf choice, by structural hash.
+  /// A FasterOf choice, by structural hash; `compared` false: one schedule from both policies.
   struct Choice {
-    bool alternative = false;
+    ScheduleChoice made;
     bool compared = false;
-    double chosen_ms = 0, other_ms = 0;
   };
   /// The fewest timed runs a median is taken from: one block of interleaved_compare, and the
   /// minimum CpuExecutable::time keeps under a budget.
@@ -311,7 +347,7 @@ class BasicCpuRuntime {
   }
   /// interleaved_compare of `a` (incumbent) and `b`, also stopping when `stop(samples_a, samples_b)`.
   template <class Stop>
-  Comparison race(CpuExecutable& a, CpuExecutable& b, Stop&& stop) const {
+  Comparison compare_interleaved(CpuExecutable& a, CpuExecutable& b, Stop&& stop) const {
     auto time_of = [this](CpuExecutable& e) {
       return [&e, this](std::size_t n) {
         meter_->runs += n;
@@ -320,11 +356,14 @@ class BasicCpuRuntime {
     };
     return interleaved_compare(time_of(a), time_of(b), static_cast<std::size_t>(options_.runs), stop, min_runs);
   }
-  /// FasterOf: the schedule with the lower median; the two timed interleaved (stopping early, with their budget each, once both are clearly slower
-  /// than `bound_ms`) only where they differ. A graph chosen for before is not timed again;
-  /// otherwise `*fresh_ms` (when given) receives the chosen schedule's median.
+  /// FasterOf: the schedule race_schedules chooses, raced only where the two policies' schedules
+  /// differ; each side stops early once clearly slower than `bound_ms` or over its budget, the
+  /// winner runs on as timed() runs a single schedule. A graph chosen for before is not timed
+  /// again; otherwise `*fresh_ms` (when given) receives the chosen schedule's median. The other
+  /// schedule's executable is prepared only when it is first timed, and its preparation, warm-up
+  /// and runs count in schedule_choice_stats() when it loses.
   template <class Set>
-  CpuPlan<Set> choose(Graph<Set> const& g, double bound_ms, double* fresh_ms) {
+  CpuPlan<Set> choose(Graph<Set> const& g, double bound_ms, double* fresh_ms, RaceOptions race = {}) {
     using Preferred = typename FasterOfParts<Policy>::Preferred;
     using Alternative = typename FasterOfParts<Policy>::Alternative;
     ScheduledGraph<Set> a = Preferred{}(g, *this), b = Alternative{}(g, *this);
@@ -336,27 +375,55 @@ class BasicCpuRuntime {
       c = found->second;
     } else if (a.schedule == b.schedule && structurally_equal(a.graph, b.graph)) {
       CpuExecutable e = ready(lowered(a.graph), a.schedule);
-      c.chosen_ms = median(timed(e, bound_ms));
+      auto samples = timed(e, bound_ms);
+      c.made.chosen_ms = median(samples);
+      c.made.chosen_runs = samples.size();
       choices_->emplace(key, c);
     } else {
+      std::optional<ScheduleChoice> parent;
+      if (family_) {
+        auto p = choices_->find(*family_);
+        if (p != choices_->end() && p->second.compared) parent = p->second.made;
+      }
       auto la = lowered(a.graph);
-      CpuExecutable ea = ready(la, a.schedule), eb = ready(structurally_equal(a.graph, b.graph) ? la : lowered(b.graph), b.schedule);
-      Comparison r = race(ea, eb, [&](std::vector<double> const& sa, std::vector<double> const& sb) {
-        return past_deadline() || (over_budget(sa) && over_budget(sb)) || (clearly_above(sa, bound_ms) && clearly_above(sb, bound_ms));
-      });
-      bool alternative = r.challenger_ms < r.incumbent_ms;
-      c = {.alternative = alternative, .compared = true, .chosen_ms = alternative ? r.challenger_ms : r.incumbent_ms,
-           .other_ms = alternative ? r.incumbent_ms : r.challenger_ms};
+      bool same_graph = structurally_equal(a.graph, b.graph);
+      std::optional<CpuExecutable> exe[2];
+      double seconds[2] = {0, 0};  // each side's preparation, warm-up and timed runs
+      auto timer = [&](int side) {
+        return [&, side](std::size_t n) {
+          auto start = Clock::now();
+          if (!exe[side]) exe[side].emplace(ready(side == 0 ? la : same_graph ? la : lowered(b.graph), side == 0 ? a.schedule : b.schedule));
+          meter_->runs += n;
+          std::vector<double> out = exe[side]->time(0, static_cast<int>(n));
+          seconds[side] += std::chrono::duration<double>(Clock::now() - start).count();
+          return out;
+        };
+      };
+      auto done = [&](std::vector<double> const& s) {
+        return s.size() >= min_runs && (over_budget(s) || past_deadline() || clearly_above(s, bound_ms));
+      };
+      race.max_runs = static_cast<std::size_t>(options_.runs);
+      race.block = min_runs;
+      c.made = race_schedules(timer(0), timer(1), done, parent ? &*parent : nullptr, race);
+      c.compared = true;
+      ScheduleChoiceStats& st = *choice_stats_;
+      st.raced += c.made.basis == ChoiceBasis::raced;
+      st.settled += c.made.settled;
+      st.inherited += c.made.basis == ChoiceBasis::inherited;
+      st.declined += c.made.declined;
+      st.losing_runs += c.made.other_runs;
+      st.losing_seconds += seconds[c.made.second ? 0 : 1];
       choices_->emplace(key, c);
     }
-    if (!known && fresh_ms) *fresh_ms = c.chosen_ms;
+    if (!known && fresh_ms) *fresh_ms = c.made.chosen_ms;
     CpuPlan<Set> p;
-    p.scheduled = c.alternative ? std::move(b) : std::move(a);
+    p.scheduled = c.made.second ? std::move(b) : std::move(a);
     if (c.compared) {
-      p.other = std::string(c.alternative ? Preferred::name : Alternative::name);
-      p.other_ms = c.other_ms;
+      p.other = std::string(c.made.second ? Preferred::name : Alternative::name);
+      p.other_ms = c.made.other_ms;
+      p.inherited = c.made.basis == ChoiceBasis::inherited;
     }
-    p.chosen_ms = c.chosen_ms;
+    p.chosen_ms = c.made.chosen_ms;
     return p;
   }
   template <class P>
@@ -373,11 +440,13 @@ class BasicCpuRuntime {
   Clock::time_point deadline_ = Clock::time_point::max();
   std::shared_ptr<Meter> meter_ = std::make_shared<Meter>();
   std::shared_ptr<std::unordered_map<std::uint64_t, Choice>> choices_ = std::make_shared<std::unordered_map<std::uint64_t, Choice>>();
+  std::shared_ptr<ScheduleChoiceStats> choice_stats_ = std::make_shared<ScheduleChoiceStats>();  // shared by copies, as meter_
+  std::optional<std::uint64_t> family_;  // set_family's parent, by structural hash (this copy's)
 };
 
 using NimbleCpuRuntime = BasicCpuRuntime<schedule::Nimble>;
 using SequentialCpuRuntime = BasicCpuRuntime<schedule::Sequential>;
 using CpuRuntime = BasicCpuRuntime<FasterOf<schedule::Nimble, schedule::Sequential>>;
-static_assert(EstimatingRuntime<CpuRuntime> && ScreeningRuntime<CpuRuntime> && DeadlineRuntime<CpuRuntime>);
+static_assert(EstimatingRuntime<CpuRuntime> && ScreeningRuntime<CpuRuntime> && DeadlineRuntime<CpuRuntime> && FamilyRuntime<CpuRuntime>);
 
 }  // namespace autograph::cpu

@@ -75,6 +75,19 @@ inline Comparison compare_samples(std::vector<double> const& incumbent, std::vec
 
 enum class Verdict { undecided, faster, not_faster };
 
+/// The challenger's lead over the incumbent in ms (median of the incumbent − median of the
+/// challenger) and the half width of its interval: z standard errors of the difference,
+/// widened for an early look (detail::early_look_factor). settled_verdict decides on it.
+struct LeadInterval {
+  double lead_ms = 0;
+  double half_ms = 0;
+};
+inline LeadInterval lead_interval(std::vector<double> const& incumbent, std::vector<double> const& challenger, double z = 3) {
+  double se_a = detail::median_standard_error(incumbent), se_b = detail::median_standard_error(challenger);
+  return {detail::median_of(incumbent) - detail::median_of(challenger),
+          z * detail::early_look_factor(std::min(incumbent.size(), challenger.size())) * std::sqrt(se_a * se_a + se_b * se_b)};
+}
+
 /// compare_samples' verdict once more samples can no longer change it: the interval of the
 /// difference of the medians (incumbent − challenger, ± z standard errors widened for an
 /// early look) lies wholly above the relative margin — faster however the noise falls — or
@@ -83,10 +96,8 @@ enum class Verdict { undecided, faster, not_faster };
 inline Verdict settled_verdict(std::vector<double> const& incumbent, std::vector<double> const& challenger, double z = 3,
                                double min_relative = 0.005) {
   if (incumbent.size() < 2 || challenger.size() < 2) return Verdict::undecided;
-  double a = detail::median_of(incumbent), b = detail::median_of(challenger);
-  double se_a = detail::median_standard_error(incumbent), se_b = detail::median_standard_error(challenger);
-  double half = z * detail::early_look_factor(std::min(incumbent.size(), challenger.size())) * std::sqrt(se_a * se_a + se_b * se_b);
-  double diff = a - b, margin = min_relative * a;
+  auto [diff, half] = lead_interval(incumbent, challenger, z);
+  double margin = min_relative * detail::median_of(incumbent);
   if (diff - half > margin) return Verdict::faster;
   if (diff + half < margin) return Verdict::not_faster;
   return Verdict::undecided;

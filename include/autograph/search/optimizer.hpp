@@ -61,6 +61,7 @@
 #include "autograph/search/rule_stats.hpp"
 #include "autograph/search/seam_search.hpp"
 #include "autograph/runtime/noise.hpp"
+#include "autograph/runtime/schedule_race.hpp"
 #include "autograph/search/stop_reason.hpp"
 
 namespace autograph {
@@ -184,6 +185,9 @@ class Optimizer {
   /// r.failures). Where only whether `g` may beat `bound_ms` matters, a ScreeningRuntime stops
   /// timing once `g` is clearly slower than it.
   double measure_or_fail(Graph<Set> const& g, OptimizeResult<Set>& r, double bound_ms = std::numeric_limits<double>::infinity());
+  /// Tells a FamilyRuntime that the graphs measured next are rewritten from `parent`, so that
+  /// what it learnt measuring parent (which schedule runs it faster) may carry over to them.
+  void begin_family(Graph<Set> const& parent, OptimizeResult<Set>& r);
   /// Tells a DeadlineRuntime when this optimize()'s time limit passes (past it, measurements
   /// stop at their minimum of runs); `lift`: no deadline any more.
   void tell_deadline(bool lift);
@@ -268,8 +272,10 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::optimize(Graph<Set> const& input) -
       r.stop = {StopReason::estimate_only, round + 1, 0};
       break;
     }
+    begin_family(cur.graph, r);  // the round's candidates and probes are rewritten from cur
     auto measure = measure_top_k(cur, cands, m, r);  // the faster than the best join the queue
     auto slower = attribute_rules(cur, cands, measure, m, r, stats);
+    if constexpr (FamilyRuntime<RuntimeT, Set>) runtime_.end_family();
     print_round(round, cands, cur, measure, m, t0);
     leave_out(slower, r);
     if (out_of_time()) {  // within the round's measurements: what it verified so far is kept
@@ -289,6 +295,18 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::optimize(Graph<Set> const& input) -
   finish(r, std::move(m.best), stats);
   r.search_seconds = seconds_since(t0);
   return r;
+}
+
+template <class G, class RuleSet, class CostP, class RuntimeT>
+void Optimizer<G, RuleSet, CostP, RuntimeT>::begin_family(Graph<Set> const& parent, OptimizeResult<Set>& r) {
+  if constexpr (FamilyRuntime<RuntimeT, Set>) {
+    try {
+      runtime_.set_family(parent);
+    } catch (std::exception const& e) {  // the parent ran before; if it cannot now, its children are measured without its choice
+      r.failures.push_back(e.what());
+      runtime_.end_family();
+    }
+  }
 }
 
 template <class G, class RuleSet, class CostP, class RuntimeT>
