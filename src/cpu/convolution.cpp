@@ -215,14 +215,26 @@ void prepare(MatMul const& op, Preparation& p) {
       };
     });
   }
-  Shape const& ys = p.outputs()[0].shape;
+  Shape ys = p.outputs()[0].shape, as = p.inputs()[0].shape, bs = p.inputs()[1].shape;
+  // A linear layer over a batch ([..., M, K] @ [K, N], B without batch dimensions of its own)
+  // is one [rows, K] @ [K, N] product: A and Y are dense row-major, so their batch dimensions
+  // fold into M without moving data. As a 2-D problem oneDNN's matmul takes the constant weight
+  // in its blocked layout (format_tag::any below); at rank 3 oneDNN 2.6 keeps it plain (its
+  // verbose log shows wei abc for ViT-B/16's [1, 197, 768] @ [768, 3072]), which ran those
+  // layers 1.04-1.18x slower (benchmark/README-tuned.md: "oneDNN plain B" against "blocked B").
+  if (as.rank() > 2 && std::all_of(bs.begin(), bs.end() - 2, [](std::int64_t d) { return d == 1; })) {
+    std::int64_t rows = as.numel() / as[as.rank() - 1];
+    as = Shape{rows, as[as.rank() - 1]};
+    bs = Shape{bs[bs.rank() - 2], bs[bs.rank() - 1]};
+    ys = Shape{rows, ys[ys.rank() - 1]};
+  }
   // oneDNN broadcasts batch dimensions of size 1 between operands of the same rank.
   auto at_output_rank = [&](Shape const& s) {
     std::vector<std::int64_t> d(ys.rank() - s.rank(), 1);
     d.insert(d.end(), s.begin(), s.end());
     return plain(Shape(d));
   };
-  memory::desc a = at_output_rank(p.inputs()[0].shape), b = at_output_rank(p.inputs()[1].shape), y = plain(ys);
+  memory::desc a = at_output_rank(as), b = at_output_rank(bs), y = plain(ys);
   std::string what = "matmul a=" + p.inputs()[0].shape.to_string() + " b=" + p.inputs()[1].shape.to_string();
   // A constant b (a linear layer's weight) may take the layout oneDNN computes fastest with.
   memory::desc b_want = p.constant_input(1) ? any(b.dims()) : b;
@@ -235,7 +247,8 @@ void prepare(MatMul const& op, Preparation& p) {
   Arg weights = input_as(p, DNNL_ARG_WEIGHTS, 1, b, pd.weights_desc());  // may register a reorder step: before the matmul's
   std::vector<Arg> args{{DNNL_ARG_SRC, a, From::input, 0}, weights, {DNNL_ARG_DST, y, From::output, 0}};
   if (has_bias) args.push_back({DNNL_ARG_BIAS, bias, From::input, 2});
-  run_primitive<dnnl::matmul>(p, "matmul", pd, std::move(args));
+  // The step says when the weight left its plain layout (tests and `steps()` read it).
+  run_primitive<dnnl::matmul>(p, pd.weights_desc() == b ? "matmul" : "matmul, blocked weights", pd, std::move(args));
 }
 
 }  // namespace autograph::cpu::builtin

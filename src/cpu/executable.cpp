@@ -1,6 +1,7 @@
 // The CPU runtime's executable (autograph/cpu/executable.hpp): thread plan, preparation,
 // memory plan, binding, and the stream threads.
 #include "autograph/cpu/executable.hpp"
+#include "autograph/cpu/threads_worth.hpp"
 
 #include <omp.h>
 #include <sched.h>
@@ -109,7 +110,7 @@ struct CpuExecutable::Impl {
   std::unique_ptr<Cores> free_cores;
   std::vector<std::thread> workers;
 
-  void plan_threads(Schedule const& s) {
+  void plan_threads(Schedule const& s, bool by_work) {
     // A kernel's concurrency: 1 + the other streams with a kernel that may run at the same
     // time (neither ordered before nor after it). On stream t the kernels ordered before k
     // form a prefix, so the first one that is not is the only candidate.
@@ -123,7 +124,9 @@ struct CpuExecutable::Impl {
           auto it = std::partition_point(other.begin(), other.end(), [&](Launch const& j) { return hb.before(j.node, l.node); });
           if (it != other.end() && !hb.before(l.node, it->node)) ++concurrent;
         }
-        node_threads[l.node] = std::max(1, cores / concurrent);
+        int share = std::max(1, cores / concurrent);
+        CpuGraph::Node const* n = graph->node(l.node);
+        node_threads[l.node] = by_work && n ? threads_worth(n->flops, n->bytes, share) : share;
       }
   }
 
@@ -209,7 +212,7 @@ CpuExecutable::CpuExecutable(std::shared_ptr<CpuGraph const> g, Schedule const& 
   m.cores = options.cores > 0 ? options.cores : available_cores();
   m.hb = happens_before(graph, s);
   validate_schedule(graph, m.hb, options.complete);
-  m.plan_threads(s);
+  m.plan_threads(s, options.threads_by_work);
 
   // Prepare every scheduled kernel with its thread count (oneDNN sizes its work split by the
   // threads OpenMP reports when a primitive is created).

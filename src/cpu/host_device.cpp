@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "autograph/cpu/runtime.hpp"
+#include "autograph/cpu/threads_worth.hpp"
 
 namespace autograph::cpu {
 namespace {
@@ -81,6 +82,20 @@ DeviceSpec host_device_spec(int cores) {
   d.compute_efficiency = 1;
   d.bandwidth_efficiency = 1;
   return d;
+}
+
+double kernel_cycles(double flops, double bytes) {
+  static double const peak = flops_per_cycle();
+  constexpr double load_cycles_per_byte = 11.0 / 64;  // Eigen's kLoadCycles: an L2 line of 64 bytes in 11 cycles
+  return flops / peak + bytes * load_cycles_per_byte;
+}
+
+int threads_worth(double flops, double bytes, int most) {
+  most = std::max(1, most);
+  if (flops <= 0 && bytes <= 0) return most;
+  constexpr double startup_cycles = 100000, per_thread_cycles = 100000;  // Eigen's kStartupCycles, kPerThreadCycles
+  double threads = (kernel_cycles(flops, bytes) - startup_cycles) / per_thread_cycles + 0.9;
+  return threads >= most ? most : std::max(1, static_cast<int>(threads));
 }
 
 }  // namespace autograph::cpu

@@ -85,6 +85,22 @@ TEST(CpuMatMul, PlainBatchedAndBroadcast) {
   expect_matches(MatMul{}, {rnd({2, 1, 7, 12}, 33), rnd({3, 12, 5}, 34)});          // both broadcast
   expect_matches(MatMul{}, {rnd({7, 12}, 35), rnd({4, 12, 5}, 36)});                // a broadcast
 }
+// A linear layer over a batch runs as one [rows, K] @ [K, N] product: the same primitive and
+// weight layout as the 2-D problem (oneDNN keeps a rank-3 weight plain), the same results.
+TEST(CpuMatMul, LinearOverABatchRunsAsOneTwoDimensionalProduct) {
+  auto steps = [](std::vector<Tensor> const& in, std::vector<char> constant) {
+    auto node = prepare(MatMul{.act = Activation::relu}, in, std::move(constant));
+    std::vector<std::string> names;
+    for (auto const& s : node->prep.steps()) names.push_back(s.what);
+    return names;
+  };
+  std::vector<Tensor> batched{rnd({2, 5, 64}, 40), rnd({64, 96}, 41), rnd({96}, 42)};
+  std::vector<Tensor> flat{rnd({10, 64}, 40), rnd({64, 96}, 41), rnd({96}, 42)};
+  EXPECT_EQ(steps(batched, {0, 1, 1}), steps(flat, {0, 1, 1}));
+  expect_matches(MatMul{.act = Activation::relu}, batched, {0, 1, 1});
+  expect_matches(MatMul{}, {rnd({3, 1, 4, 16}, 43), rnd({1, 16, 8}, 44)}, {0, 1});  // B's batch dimension of 1 broadcasts
+  expect_matches(MatMul{}, {rnd({3, 1, 4, 16}, 43), rnd({1, 16, 8}, 44)});          // a computed B
+}
 TEST(CpuMatMul, FusedActivations) {
   for (Activation act : {Activation::relu, Activation::sigmoid, Activation::tanh})
     expect_matches(MatMul{.act = act}, {rnd({2, 6, 9}, 37), rnd({9, 4}, 38)}, {0, 1});

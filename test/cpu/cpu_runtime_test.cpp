@@ -9,6 +9,7 @@
 #include <random>
 
 #include "autograph/cpu/runtime.hpp"
+#include "autograph/cpu/threads_worth.hpp"
 #include "autograph/graph/builder.hpp"
 #include "autograph/models/zoo.hpp"
 #include "autograph/runtime/reference_executor.hpp"
@@ -101,13 +102,35 @@ TEST(CpuRuntime, ThreadsFollowTheSchedule) {
   Value l = b.relu(b.tanh(x)), r = b.sigmoid(b.relu(x));
   Graph<> g = std::move(b).build({b.add(l, r)});
   KernelDag dag(g);
-  auto exe = CpuExecutable(lower(g), schedule::nimble(dag), {.cores = 4});
+  auto exe = CpuExecutable(lower(g), schedule::nimble(dag), {.cores = 4, .threads_by_work = false});
   ASSERT_EQ(exe.streams(), 2u);
   EXPECT_EQ(exe.threads(l.node), 2);
   EXPECT_EQ(exe.threads(r.node), 2);
   EXPECT_EQ(exe.threads(g.outputs()[0].node), 4);
-  auto seq = CpuExecutable(lower(g), schedule::sequential(dag), {.cores = 4});
+  auto seq = CpuExecutable(lower(g), schedule::sequential(dag), {.cores = 4, .threads_by_work = false});
   EXPECT_EQ(seq.threads(l.node), 4);
+}
+
+TEST(CpuRuntime, ThreadsFollowTheWork) {
+  // Eigen's rule (threads_worth.hpp): below 100,000 cycles one thread, then one more per 100,000.
+  EXPECT_EQ(threads_worth(0, 0, 4), 4);        // not modelled: the whole share
+  EXPECT_EQ(threads_worth(0, 64 * 1024, 4), 1);  // 11,264 cycles of loads
+  EXPECT_EQ(threads_worth(0, 64.0 * 1024 * 1024, 4), 4);
+  EXPECT_EQ(threads_worth(0, 64.0 * 1024 * 1024, 1), 1);
+  EXPECT_LT(kernel_cycles(0, 1e6), kernel_cycles(1e6, 1e6));
+  // On one stream with 4 cores: a small activation runs on one thread, a [256, 1024] @
+  // [1024, 1024] product (537 MFLOP) on all four; the results are the reference's either way.
+  GraphBuilder<> b;
+  Value x = b.input("x", {256, 1024});
+  Value small = b.relu(b.input("y", {1, 8, 16, 16}));
+  Value big = b.matmul(x, b.weight("w", {1024, 1024}, WeightInit::uniform));
+  Graph<> g = std::move(b).build({small, big});
+  fill_random_weights(g, 3);
+  auto exe = CpuExecutable(lower(g), schedule::sequential(KernelDag(g)), {.cores = 4});
+  EXPECT_EQ(exe.threads(small.node), 1);
+  EXPECT_EQ(exe.threads(big.node), 4);
+  std::vector<Tensor> in{Tensor::random({256, 1024}, 1), Tensor::random({1, 8, 16, 16}, 2)};
+  EXPECT_TRUE(matches(exe.run(in), ReferenceExecutor<>().run(g, in), 1e-4));
 }
 
 TEST(CpuRuntime, MeasuresMedianLatencies) {

@@ -5,7 +5,8 @@
 //     when complete);
 //   - each kernel gets its intra-op thread count from the schedule: the cores divided among
 //     the streams that may run at the same time as it (a kernel alone on the critical path
-//     takes every core, concurrent branches share them) — never more threads than cores;
+//     takes every core, concurrent branches share them) — never more threads than cores —
+//     and no more than its work is worth (threads_worth.hpp: a small kernel runs on one);
 //   - kernels are prepared (library primitives created), one arena is laid out by the
 //     device-neutral memory planner from the schedule's happens-before relation, and every
 //     pointer is bound;
@@ -32,6 +33,9 @@ struct ExecOptions {
   bool complete = true;      // the schedule must launch every kernel (false: a partial schedule, e.g. one IOS stage)
   bool check_arena = false;  // verify the arena plan (quadratic; tests)
   int cores = 0;             // cores to use; 0: every core this process may run on
+  /// Cap each kernel's threads at what its work is worth (threads_worth.hpp: Eigen's rule, as
+  /// onnxruntime's pool sizes its loops); false: every kernel takes its whole share of the cores.
+  bool threads_by_work = true;
   /// Fault injection for tests of the plan: lay the arena out as if this schedule (of the same
   /// kernels) ran instead. A schedule with a wait the run does not have lets a buffer be
   /// reused one wait too early, which a run must show as wrong outputs (or ThreadSanitizer as

@@ -130,6 +130,8 @@ std::shared_ptr<CpuGraph const> lower(Graph<Set> const& g, LowerOptions const& o
     std::vector<TensorDesc> in_descs = input_descs(g, id);
     if (node.kernel) {
       for (auto const& d : n.outputs) node.outputs.push_back(cg->add_value(id, d, Kind::buffer));
+      node.flops = n.op.flops(in_descs, n.outputs);
+      node.bytes = n.op.bytes(in_descs, n.outputs);
       visit_op<Set>(n.op, [&](auto const& op) {
         using Op = std::remove_cvref_t<decltype(op)>;
         static_assert(HasCpuKernel<Op> || ReferenceExecutable<Op>,

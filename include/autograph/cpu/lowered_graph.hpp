@@ -23,6 +23,7 @@ struct CpuNodePreparation {
   bool fallback = false;                       // runs through its reference kernel: allocates on every run
   std::vector<char> takes_channels_last;       // per input: its Kernel may read it channels-last
   bool gives_channels_last = false;            // its Kernel may write its 4-D outputs channels-last
+  double flops = 0, bytes = 0;                 // the op's FLOPs and bytes moved: the threads it is worth (threads_worth.hpp)
 };
 
 struct CpuGraph : PlannedGraph<CpuNodePreparation> {
