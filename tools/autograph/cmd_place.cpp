@@ -143,17 +143,24 @@ int run_place(PlaceCmdOptions const& o) {
   print_choice("autograph + placement result", autograph_rows, autograph_choice);
 
   // On a shared machine a model's latency drifts between measurements taken seconds apart, so
-  // each placement is timed interleaved with oneDNN alone (CpuRuntime::compare).
+  // each placement is timed interleaved with oneDNN alone (CpuRuntime::compare): the single
+  // backends, the DP's cover, and what the graph-level search and AutoGraph + placement kept.
   std::cout << "  measured, interleaved with oneDNN alone (medians):\n";
-  std::vector<std::pair<std::string, Graph<cpu::PlacedOps> const*>> rows;
-  for (std::size_t i = 1; i <= singles; ++i) rows.emplace_back(variants[i].label, &placed[i].graph);
-  rows.emplace_back("graph-level search", &graph.graph);
-  rows.emplace_back("autograph + placement", &autograph_placed.graph);
+  std::vector<std::pair<std::string, cpu::PlacedGraph const*>> rows;
+  for (std::size_t i = 1; i <= singles; ++i) rows.emplace_back(variants[i].label, &placed[i]);
+  cpu::PlacedGraph graph_kept;
+  graph_kept.graph = graph.graph, graph_kept.placement = gs.placement;
+  rows.emplace_back("graph-level result (" + gs.kept + ")", &graph_kept);
+  rows.emplace_back("autograph + placement result (" + autograph_rows[autograph_choice.kept].first + ")", autograph_rows[autograph_choice.kept].second);
   for (auto const& [label, challenger] : rows) {
-    auto c = rt.compare(placed[0].graph, *challenger);
-    std::cout << "    " << label << std::string(label.size() < 30 ? 30 - label.size() : 1, ' ') << cli::fixed(c.challenger_ms, 3) << " ms against "
-              << cli::fixed(c.incumbent_ms, 3) << " ms: x" << cli::fixed(c.incumbent_ms / c.challenger_ms, 3)
-              << (c.faster ? " (faster beyond noise)" : "") << ", " << c.runs << " runs each\n";
+    std::string pad(label.size() < 30 ? 30 - label.size() : 1, ' ');
+    if (placement::same_placement(placed[0].placement, challenger->placement)) {
+      std::cout << "    " << label << pad << "the same placement as oneDNN alone\n";
+      continue;
+    }
+    auto c = rt.compare(placed[0].graph, challenger->graph);
+    std::cout << "    " << label << pad << cli::fixed(c.challenger_ms, 3) << " ms against " << cli::fixed(c.incumbent_ms, 3) << " ms: x"
+              << cli::fixed(c.incumbent_ms / c.challenger_ms, 3) << (c.faster ? " (faster beyond noise)" : "") << ", " << c.runs << " runs each\n";
   }
   if (o.dot.wanted()) {
     auto const& p = graph;
@@ -176,7 +183,9 @@ int run_place(PlaceCmdOptions const& o) {
     }
     return "kept " + kept;
   };
-  std::cout << "  zoo row: | " << o.model << " | " << (o.resolution > 0 ? std::to_string(o.resolution) : std::string("default")) << " | "
+  std::string size = (o.resolution > 0 ? std::to_string(o.resolution) + " px" : std::string()) +
+                     (o.batch > 0 ? (o.resolution > 0 ? ", batch " : "batch ") + std::to_string(o.batch) : std::string());
+  std::cout << "  zoo row: | " << o.model << " | " << (size.empty() ? std::string("published") : size) << " | "
             << best_label << " | " << cell(op_choice.decisions, "op-level placement", op_rows[op_choice.kept].first) << " | "
             << cell(gs.decisions, "graph-level search", gs.kept) << " | "
             << cell(autograph_choice.decisions, "autograph + placement", autograph_rows[autograph_choice.kept].first) << " | "

@@ -260,7 +260,8 @@ placement::MeasuredChoice choose_placement(BasicCpuRuntime<JudgePolicy>& judge, 
 /// is placed on each of `singles` and by the DP over every allowed backend, and choose_placement
 /// keeps the best single backend unless the DP's placement measures faster than it beyond
 /// noise on `judge`. The result's `kept` names the placement kept, `guard` says why (the
-/// medians), `decisions` has each comparison. Op-level costs are measured with each group alone
+/// medians), `decisions` has each comparison; its costs.measured counts the groups measured for
+/// every placement compared. Op-level costs are measured with each group alone
 /// (Collage Eq. 2), so a placement can lose in the model what its groups win alone: a
 /// plain-layout kernel between channels-last ones adds reorders, concurrent streams share the
 /// cores. Collage's graph-level stage (§4.3) measures whole placements for the same reason.
@@ -280,6 +281,8 @@ PlacedGraph place_guarded(Backends<B...> backends, Graph<BuiltinOps> const& g, B
   contenders.emplace_back("op-level placement", &placed.back());
   auto choice = choose_placement(judge, contenders);
   PlacedGraph r = std::move(placed[choice.kept]);
+  for (std::size_t i = 0; i < placed.size(); ++i)  // the groups measured to place all of them
+    if (i != choice.kept) r.costs.measured += placed[i].costs.measured, r.costs.measuring_seconds += placed[i].costs.measuring_seconds;
   r.kept = contenders[choice.kept].first;
   r.guard = "kept " + r.kept;
   for (auto const& d : choice.decisions) r.guard += "; " + d.describe();
