@@ -98,5 +98,29 @@ TEST(Place, TheGuardKeepsTheSingleBackendWhenThePlacementMeasuresSlower) {
   EXPECT_GT(std::ranges::count_if(dp.placement.groups, [&](auto const& pg) { return dp.placement.backend_of(pg) == "slow"; }), 0);
 }
 
+TEST(PlacingCpuRuntime, WithSinglesEachGraphKeepsTheSingleBackendWhenItsPlacementMeasuresSlower) {
+  auto g = models::build("squeezenet1_1", {.resolution = 32, .weight_seed = 2});
+  auto path = fresh_db("placing_guard.json");
+  using Rt = PlacingCpuRuntime<Backends<backends::OneDnn, Slow>>;
+  {
+    placement::CostDatabase db(path, cpu_device_name(CpuRuntime(quick())));  // the name PlacingCpuRuntime reads it under
+    GraphFacts<BuiltinOps> facts(g);
+    for (NodeId n : facts.placed_nodes())
+      if (g[n].is<Relu>()) db.insert("slow", group_signature(facts, NodeGroup{{n}}), 0.0);
+    db.save();
+  }
+  auto count_slow = [&](Rt& rt) {
+    auto by_node = rt.node_backends(g);
+    return std::ranges::count(by_node, std::string("slow"));
+  };
+  Rt plain(quick(), {.database = path, .group_budget_ms = 2});
+  EXPECT_GT(count_slow(plain), 0);  // the DP, trusting the database, takes every Relu to the slow backend
+  Rt guarded(quick(), {.database = path, .group_budget_ms = 2, .singles = {{"onednn alone", {"onednn"}}}});
+  EXPECT_EQ(count_slow(guarded), 0);
+  EXPECT_EQ(guarded.placed(g).kept, "onednn alone") << guarded.placed(g).guard;
+  EXPECT_NE(guarded.kind().find("kept only when faster than the best single backend"), std::string::npos) << guarded.kind();
+  EXPECT_THROW(Rt(quick(), {.database = path, .singles = {{"tensorrt alone", {"tensorrt"}}}}), Error);
+}
+
 }  // namespace
 }  // namespace autograph::cpu
