@@ -185,11 +185,10 @@ TEST(GraphLevelSearch, KeepsTheBestSingleBackendWhenTheWinnerIsFasterOnlyWithinN
   EXPECT_FALSE(r.decisions[1].comparison.faster) << r.decisions[1].describe();
 }
 
-TEST(GraphLevelSearch, SeedsThePopulationWithTheGenomeNearestEachIncumbent) {
-  ChainPlacement s;
+/// The optimum of the chain with conversions of 0.5: the expensive convs fused, every other op
+/// on the target.
+Placement chain_optimum(ChainPlacement const& s) {
   auto const& g = s.chain.g;
-  // An incumbent that runs the expensive convs fused and every other op on the target (the
-  // optimum): after the op-level placement and everything offloaded, the third genome measured.
   Placement optimum;
   optimum.backends = s.start.backends;
   for (auto const& pg : s.start.groups) {
@@ -202,7 +201,14 @@ TEST(GraphLevelSearch, SeedsThePopulationWithTheGenomeNearestEachIncumbent) {
     std::ranges::sort(ops, {}, [&](NodeId n) { return s.facts.position(n); });
     for (NodeId n : ops) optimum.groups.push_back(PlacedGroup{NodeGroup{{n}}, target, "one-op", 0});
   }
-  std::vector<Incumbent> incumbents{{"a single backend", optimum}};
+  return optimum;
+}
+
+TEST(GraphLevelSearch, SeedsThePopulationWithTheGenomeNearestEachIncumbent) {
+  ChainPlacement s;
+  // An incumbent that is the optimum: after the op-level placement and everything offloaded,
+  // the third genome measured.
+  std::vector<Incumbent> incumbents{{"a single backend", chain_optimum(s)}};
   std::vector<double> measured;
   auto measure = [&](Placement const& p) {
     measured.push_back(s.measure(p, 0.5));
@@ -218,6 +224,23 @@ TEST(GraphLevelSearch, SeedsThePopulationWithTheGenomeNearestEachIncumbent) {
   EXPECT_EQ(r.kept, "a single backend");  // the winner is that same placement: not measured against it again
   ASSERT_EQ(r.decisions.size(), 2u);
   EXPECT_TRUE(r.decisions[1].same) << r.decisions[1].describe();
+}
+
+TEST(GraphLevelSearch, SeedsThatHoldNoPlaceAreSeedsToo) {
+  ChainPlacement s;
+  std::vector<double> measured;
+  auto measure = [&](Placement const& p) {
+    measured.push_back(s.measure(p, 0.5));
+    return measured.back();
+  };
+  auto judge = [&](Placement const& a, Placement const& b) { return compared(s.measure(a, 0.5), s.measure(b, 0.5)); };
+  auto r = graph_level_search(s.facts, std::span<Candidate const>(s.cands), std::span<double const>(s.cost), s.start, {}, measure, judge,
+                              {.target = target, .budget_seconds = 5, .seeds = {chain_optimum(s)}});
+  ASSERT_GE(measured.size(), 3u);
+  EXPECT_NEAR(measured[2], 13.2, 1e-9);  // the seed's genome, right after the op-level placement and everything offloaded
+  EXPECT_EQ(r.kept, "graph-level search");
+  ASSERT_EQ(r.decisions.size(), 1u);  // no incumbent: the op-level placement held the place
+  EXPECT_EQ(r.decisions[0].incumbent, "op-level placement");
 }
 
 TEST(GraphLevelSearch, RejectsATargetOutsideTheBackends) {

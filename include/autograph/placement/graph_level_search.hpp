@@ -15,8 +15,8 @@
 // its ops stays acyclic with its neighbours).
 //
 // Search (§4.3, Fig. 6, after Fortin et al. 2012's DEAP): seeds are the op-level placement
-// (all zeros), everything offloaded (all ones), each incumbent (the single-backend
-// placements) as the genome nearest to it — a digit is 1 when the incumbent runs every op of
+// (all zeros), everything offloaded (all ones), each incumbent and each of `options.seeds` (the
+// single-backend placements) as the genome nearest to it — a digit is 1 when the incumbent runs every op of
 // the digit's group on the target — and mutants of the start; each generation selects the
 // fastest measured individuals as parents, recombines them by two-point crossover and mutates
 // the children (each digit flipped with probability 1/digits, at least one), until the time
@@ -55,6 +55,9 @@ struct GraphSearchOptions {
   std::size_t population = 8;     // individuals kept per generation (parents of the next)
   std::size_t children = 8;       // new individuals tried per generation
   std::uint64_t seed = 1;
+  // More placements whose nearest genomes seed the search (the incumbents' always do): the
+  // single backends that did not win the place, when the caller already knows the best.
+  std::vector<Placement> seeds = {};
 };
 
 struct GraphSearchResult {
@@ -195,6 +198,7 @@ GraphSearchResult graph_level_search(GraphFacts<Set> const& facts, std::span<Can
   if (n > 0) {
     std::vector<std::vector<char>> seeds{std::vector<char>(n, 1)};
     for (auto const& inc : incumbents) seeds.push_back(nearest(inc.placement));
+    for (auto const& p : o.seeds) seeds.push_back(nearest(p));
     while (seeds.size() < o.population) seeds.push_back(mutate(zeros));  // (the incumbents' may be more than the population: all are seeds)
     for (auto const& s : seeds) {
       if (!budget_left()) break;

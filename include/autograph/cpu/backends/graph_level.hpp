@@ -24,6 +24,7 @@ struct GraphLevelOptions {
   double budget_seconds = 60;     // measuring individuals; the guard's comparisons come after
   std::size_t population = 8, children = 8;
   std::uint64_t seed = 1;
+  std::vector<PlacedGraph const*> seeds = {};  // placements of `g` by place() that seed the search without holding the place
 };
 
 struct GraphLevelPlaced {
@@ -48,6 +49,11 @@ GraphLevelPlaced place_graph_level(Backends<B...> backends, Graph<BuiltinOps> co
     if (pg->placement.backends != names) throw Error("place_graph_level(): incumbent '" + label + "' was placed with other backends");
     inc.push_back({label, pg->placement});
   }
+  std::vector<placement::Placement> seeds;
+  for (PlacedGraph const* pg : o.seeds) {
+    if (pg->placement.backends != names) throw Error("place_graph_level(): a seed was placed with other backends");
+    seeds.push_back(pg->placement);
+  }
   auto measure = [&](placement::Placement const& p) { return judge.measure(placed_graph(backends, g, p)); };
   auto compare = [&](placement::Placement const& incumbent, placement::Placement const& challenger) {
     return judge.compare(placed_graph(backends, g, incumbent), placed_graph(backends, g, challenger));
@@ -57,7 +63,7 @@ GraphLevelPlaced place_graph_level(Backends<B...> backends, Graph<BuiltinOps> co
       facts, std::span<placement::Candidate const>(op_level.candidate_groups), std::span<double const>(op_level.costs.us), op_level.placement,
       std::span<placement::Incumbent const>(inc), measure, compare,
       {.target = static_cast<std::uint32_t>(it - names.begin()), .budget_seconds = o.budget_seconds, .population = o.population,
-       .children = o.children, .seed = o.seed});
+       .children = o.children, .seed = o.seed, .seeds = std::move(seeds)});
   r.graph = placed_graph(backends, g, r.search.placement, &r.node_backend);
   return r;
 }
