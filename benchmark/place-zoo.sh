@@ -23,15 +23,17 @@ group_budget=${GROUP_BUDGET:-20}
 limit_s=${LIMIT_S:-300}
 [ -x "$tool" ] || { echo "place-zoo: no tool at $tool (build autograph_cli, or set AUTOGRAPH)" >&2; exit 1; }
 
-# model and its size options: 64 px for the CNNs and ViT (Inception-v3's smallest input is 75),
-# DETR's short side 128 (its long side follows), BERT, the BERT encoder and RNNTC-SRU at
-# their benchmark shapes except the encoder's batch (1 sequence of 64 tokens, not 16).
+# model and its size options: 64 px for the CNNs (Inception-v3's smallest input is 75), 32 px
+# for the ViT encoders (4 patches and the class token: at 64 px ViT-B took 199 s and SETR 291 s
+# on the loaded VM, mostly the interleaved comparisons of 50 runs), DETR's short side 64 (its
+# long side follows; 128 took 134 s), BERT, the BERT encoder and RNNTC-SRU at their benchmark
+# shapes except the encoder's batch (1 sequence of 64 tokens, not 16).
 declare -A size=(
   [inception_v3]="--resolution 75" [resnet34]="--resolution 64" [resnet50]="--resolution 64"
   [resnext50_32x4d]="--resolution 64" [nasnet_a_large]="--resolution 64" [nasnet_a_mobile]="--resolution 64"
   [rnntc_sru]="" [bert]="" [bert_encoder_8x1024]="--batch 1" [squeezenet1_1]="--resolution 64"
-  [randwire_ws]="--resolution 64" [vit_b_16]="--resolution 64" [detr_r50_e3]="--resolution 128"
-  [setr_naive_base]="--resolution 64"
+  [randwire_ws]="--resolution 64" [vit_b_16]="--resolution 32" [detr_r50_e3]="--resolution 64"
+  [setr_naive_base]="--resolution 32"
 )
 # The zoo's entries the sweeps skip (models/zoo.hpp says why), left out here for the same reason.
 declare -A skipped=(
@@ -53,6 +55,8 @@ work=$(mktemp -d)
 db=$work/costs.json
 log=$work/place.log
 started=$(date -u +%H:%M)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+code=$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- include src tools || echo "+uncommitted changes")
 rows=()
 for m in "${order[@]}"; do
   [ -n "${size[$m]+x}" ] || { echo "place-zoo: $m is not one of the models this script runs" >&2; exit 1; }
@@ -81,14 +85,17 @@ done
   echo "# \`autograph place\` over the zoo, $day $started-$(date -u +%H:%M) UTC"
   echo
   echo "**Measured** by benchmark/place-zoo.sh on $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')),"
-  echo "code $(git -C "$root" rev-parse --short HEAD); load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "code $code; load average before the run: $load_before, after it: $(cut -d' ' -f1-3 /proc/loadavg)."
   [ -n "${NOTE:-}" ] && echo "${NOTE}"
   echo "One fresh cost database for all models, --graph-budget $graph_budget --search-time $search_s --group-budget $group_budget."
   echo
   echo "Each search challenges the best single backend (itself chosen by measurement: oneDNN alone holds the place"
   echo "unless BLAS or our kernels, each with oneDNN for the rest, measure faster beyond noise) and is kept only"
   echo "when faster beyond noise (interleaved runs, runtime/noise.hpp; placement/measured_choice.hpp). A cell"
-  echo "says what was kept and the challenger's measured ratio against the holder (* = beyond noise)."
+  echo "says what was kept (\"best single\" or the search's result) and, in parentheses, the challenger's measured"
+  echo "ratio against the best single backend, or against the holder named (* = faster beyond noise); \"same"
+  echo "placement\": the search arrived at the holder's placement, which is not measured again. A row that"
+  echo "stopped at LIMIT_S has no verdict."
   echo
   echo "| model | size | best single backend | op-level | graph-level | AutoGraph + placement | search s: op-level / graph-level / AutoGraph | run s |"
   echo "|---|---|---|---|---|---|---|---|"
