@@ -1,5 +1,5 @@
 // Placement's guards: a backend that claims a group it cannot build is named, and
-// place_guarded keeps one backend alone when the DP's placement measures slower.
+// place_guarded keeps the best single backend when the DP's placement measures slower.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -8,6 +8,8 @@
 #include <autograph/cpu/backends/onednn.hpp>
 #include <autograph/cpu/backends/place.hpp>
 #include <autograph/models/zoo.hpp>
+
+#include "placement/test_backends.hpp"
 
 namespace autograph::cpu {
 namespace {
@@ -26,10 +28,7 @@ struct Broken {
   static constexpr std::string_view name = "broken";
   template <class Set>
   void declare(placement::BackendSpec<Set>& spec) const {
-    spec.add(placement::PatternRule<Set>{.name = "relu",
-                                         .valid_op = [](Graph<Set> const& g, NodeId n) { return g[n].template is<Relu>(); },
-                                         .fusion = [](Graph<Set> const&, std::span<NodeId const>) { return true; },
-                                         .max_size = 1});
+    spec.add(placement::testing::one_relu_rule<Set>());
   }
   template <class Set>
   rules::Status can_run(Graph<Set> const&, NodeGroup const&) const {
@@ -84,11 +83,43 @@ TEST(Place, TheGuardKeepsTheSingleBackendWhenThePlacementMeasuresSlower) {
   GraphFacts<BuiltinOps> facts(g);
   for (NodeId n : facts.placed_nodes())
     if (g[n].is<Relu>()) db.insert("slow", group_signature(facts, NodeGroup{{n}}), 0.0);
-  auto placed = place_guarded(Backends<backends::OneDnn, Slow>{}, g, cpu, cpu, db, "onednn");
-  EXPECT_NE(placed.guard.find("kept onednn alone"), std::string::npos) << placed.guard;
+  auto singles = single_backends(Backends<backends::OneDnn, Slow>{});
+  ASSERT_EQ(singles.size(), 2u);
+  EXPECT_EQ(singles[0].label, "onednn alone");
+  EXPECT_EQ(singles[1].label, "slow (+ onednn for the rest)");
+  auto placed = place_guarded(Backends<backends::OneDnn, Slow>{}, g, cpu, cpu, db, {singles[0]});
+  EXPECT_EQ(placed.kept, "onednn alone") << placed.guard;
+  ASSERT_EQ(placed.decisions.size(), 1u);
+  EXPECT_EQ(placed.decisions[0].challenger, "op-level placement");
+  EXPECT_FALSE(placed.decisions[0].comparison.faster) << placed.guard;
+  EXPECT_NE(placed.guard.find("onednn alone kept: op-level placement"), std::string::npos) << placed.guard;
   for (auto const& pg : placed.placement.groups) EXPECT_EQ(placed.placement.backend_of(pg), "onednn");
   auto dp = place(Backends<backends::OneDnn, Slow>{}, g, cpu, db);
   EXPECT_GT(std::ranges::count_if(dp.placement.groups, [&](auto const& pg) { return dp.placement.backend_of(pg) == "slow"; }), 0);
+}
+
+TEST(PlacingCpuRuntime, WithSinglesEachGraphKeepsTheSingleBackendWhenItsPlacementMeasuresSlower) {
+  auto g = models::build("squeezenet1_1", {.resolution = 32, .weight_seed = 2});
+  auto path = fresh_db("placing_guard.json");
+  using Rt = PlacingCpuRuntime<Backends<backends::OneDnn, Slow>>;
+  {
+    placement::CostDatabase db(path, cpu_device_name(CpuRuntime(quick())));  // the name PlacingCpuRuntime reads it under
+    GraphFacts<BuiltinOps> facts(g);
+    for (NodeId n : facts.placed_nodes())
+      if (g[n].is<Relu>()) db.insert("slow", group_signature(facts, NodeGroup{{n}}), 0.0);
+    db.save();
+  }
+  auto count_slow = [&](Rt& rt) {
+    auto by_node = rt.node_backends(g);
+    return std::ranges::count(by_node, std::string("slow"));
+  };
+  Rt plain(quick(), {.database = path, .group_budget_ms = 2});
+  EXPECT_GT(count_slow(plain), 0);  // the DP, trusting the database, takes every Relu to the slow backend
+  Rt guarded(quick(), {.database = path, .group_budget_ms = 2, .singles = {{"onednn alone", {"onednn"}}}});
+  EXPECT_EQ(count_slow(guarded), 0);
+  EXPECT_EQ(guarded.placed(g).kept, "onednn alone") << guarded.placed(g).guard;
+  EXPECT_NE(guarded.kind().find("kept only when faster than the best single backend"), std::string::npos) << guarded.kind();
+  EXPECT_THROW(Rt(quick(), {.database = path, .singles = {{"tensorrt alone", {"tensorrt"}}}}), Error);
 }
 
 }  // namespace

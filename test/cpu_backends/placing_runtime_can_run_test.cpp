@@ -8,6 +8,8 @@
 #include <autograph/cpu/backends/placing_runtime.hpp>
 #include <autograph/graph/builder.hpp>
 
+#include "placement/test_backends.hpp"
+
 namespace autograph::cpu {
 namespace {
 
@@ -19,10 +21,7 @@ struct SmallRelu {
   static constexpr std::string_view name = "small-relu";
   template <class Set>
   void declare(placement::BackendSpec<Set>& spec) const {
-    spec.add(placement::PatternRule<Set>{.name = "relu",
-                                         .valid_op = [](Graph<Set> const& g, NodeId n) { return g[n].template is<Relu>(); },
-                                         .fusion = [](Graph<Set> const&, std::span<NodeId const>) { return true; },
-                                         .max_size = 1});
+    spec.add(placement::testing::one_relu_rule<Set>());
   }
   template <class Set>
   rules::Status can_run(Graph<Set> const& g, NodeGroup const& group) const {

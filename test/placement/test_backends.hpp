@@ -1,8 +1,8 @@
 #pragma once
 // Backends for the placement tests, written as a user would write them (placement/backend.hpp):
 // a fusion engine's rule (a conv or matmul followed by a chain of elementwise ops, the
-// inference BatchNorm counted as one: a per-channel affine), an elementwise-chain rule, and a
-// per-op backend.
+// inference BatchNorm counted as one: a per-channel affine), an elementwise-chain rule, a
+// per-op backend, and the one-Relu rule the CPU placement tests' backends claim.
 #include <autograph/graph/builder.hpp>
 #include <autograph/placement/backend_registry.hpp>
 
@@ -80,6 +80,16 @@ struct PerOpBackend {
     return rules::ok;
   }
 };
+
+/// Every Relu, one per group: what a test backend claims when its kernels are for Relus alone
+/// (test/cpu_backends: one that cannot build them, a slow one, one with a size limit).
+template <class Set>
+PatternRule<Set> one_relu_rule() {
+  return PatternRule<Set>{.name = "relu",
+                          .valid_op = [](Graph<Set> const& g, NodeId n) { return g[n].template is<Relu>(); },
+                          .fusion = [](Graph<Set> const&, std::span<NodeId const>) { return true; },
+                          .max_size = 1};
+}
 
 /// conv -> relu -> add(., y) -> sigmoid
 struct Chain {

@@ -20,6 +20,9 @@
 // placed on those backends by Collage's op-level DP ("placement"), and AutoGraph's search on
 // the placing runtime, every candidate measured placed ("autograph+placement",
 // cpu::PlacingCpuRuntime); the report and the DOT picture then say which backend runs each node.
+// Each graph's DP placement is kept only when it measures faster beyond noise than the best
+// single backend among those named (PlacingOptions::singles), so neither row is slower than it
+// by construction.
 #include <autograph/cpu/backends/placed_baselines.hpp>
 #include <autograph/cpu/baselines.hpp>
 #include <autograph/cpu/tuned/fused_attention_problem.hpp>
@@ -287,7 +290,14 @@ int run(OptimizeOptions const& o) {
         }
         std::fprintf(stderr, "\r  measuring group [%zu/%zu] on %s%20s", p.done + 1, p.total, std::string(p.backend).c_str(), "");
       };
-      auto placed = cpu::run_placed_baselines(g, bo, {.budget_ms = 1000}, {.database = o.db, .backends = backends, .progress = progress}, taso,
+      // Every graph placed is kept only when it measures faster than the best single backend
+      // among those allowed (issue 17): each backend alone or with oneDNN for the rest.
+      std::vector<cpu::SingleBackend> singles;
+      for (auto& single : cpu::single_backends(cpu::AllBackends{}))
+        if (std::ranges::all_of(single.backends, [&](std::string const& b) { return std::ranges::find(backends, b) != backends.end(); }))
+          singles.push_back(std::move(single));
+      auto placed = cpu::run_placed_baselines(g, bo, {.budget_ms = 1000},
+                                              {.database = o.db, .backends = backends, .progress = progress, .singles = singles}, taso,
                                               &*placed_report);
       measuring_seconds += placed_report->measuring_seconds;
       for (auto& r : placed) results.push_back(std::move(r));

@@ -5,14 +5,17 @@
 //
 // Generates every group each backend (oneDNN, OpenBLAS im2col, our own kernels) can run,
 // measures the groups the cost database does not know yet (with progress; the database keeps
-// them for the next run), then places the model four ways and measures each on the CPU
-// runtime: oneDNN alone, BLAS and our kernels each with oneDNN for what they cannot run, all
-// three by the DP, and the graph-level search from the DP's placement (Collage §4.3, measuring
-// whole placements for --graph-budget seconds), and AutoGraph's substitution search on the
-// placing runtime (cpu::PlacingCpuRuntime: every candidate graph placed by the DP, then
-// measured; --search-time seconds). Prints the latencies, the search times, and which backend
-// runs how many ops in each placement; --dot draws the graph-level placement, one colour per
-// backend.
+// them for the next run), then places the model on each single backend (oneDNN alone, BLAS and
+// our kernels each with oneDNN for what they cannot run) and picks the best of them by
+// measurement. Three searches then challenge it, each kept only when it measures faster than
+// the best single backend beyond noise (placement/measured_choice.hpp): all three backends by
+// the DP, the graph-level search from the DP's placement (Collage §4.3, measuring whole
+// placements for --graph-budget seconds, seeded with the single backends), and AutoGraph's
+// substitution search on the placing runtime (cpu::PlacingCpuRuntime: every candidate graph
+// placed by the DP, then measured; --search-time seconds). Prints each comparison, the search
+// times, which backend runs how many ops in each placement, and a markdown row of what each
+// search kept (benchmark/place-zoo.sh collects them); --dot draws the graph-level placement,
+// one colour per backend.
 #include <autograph/cpu/backends/blas.hpp>
 #include <autograph/cpu/backends/graph_level.hpp>
 #include <autograph/cpu/backends/onednn.hpp>
@@ -75,14 +78,10 @@ int run_place(PlaceCmdOptions const& o) {
     std::cerr << "\r  measuring [" << p.done + 1 << "/" << p.total << "] " << p.backend << ": " << sig << std::string(sig.size() < 60 ? 60 - sig.size() : 0, ' ')
               << std::flush;
   };
-  struct Variant {
-    std::string label;
-    std::vector<std::string> backends;
-  };
-  std::vector<Variant> variants{{"onednn alone", {"onednn"}},
-                                {"blas (+ onednn for the rest)", {"blas", "onednn"}},
-                                {"own (+ onednn for the rest)", {"own", "onednn"}},
-                                {"op-level placement (all)", {}}};
+  // The single-backend placements (each backend, oneDNN for the ops it cannot run), then all
+  // three by the DP.
+  std::vector<cpu::SingleBackend> variants = cpu::single_backends(All{});
+  variants.push_back({"op-level placement (all)", {}});
   std::vector<cpu::PlacedGraph> placed;
   for (auto const& v : variants) {
     placed.push_back(cpu::place(All{}, g, profiler, db, {.backends = v.backends, .progress = progress}));
@@ -92,16 +91,38 @@ int run_place(PlaceCmdOptions const& o) {
               << cli::fixed(p.generate_seconds + p.dp_seconds, 3) << " s (" << p.placement.states << " DP states); " << p.costs.measured
               << " groups measured in " << cli::fixed(p.costs.measuring_seconds, 1) << " s\n";
   }
-  // Collage §4.3: whole placements measured, from the DP's; never slower beyond noise than the
-  // DP's or a single-backend row (the guard's interleaved comparisons).
-  std::vector<std::pair<std::string, cpu::PlacedGraph const*>> incumbents;
-  for (std::size_t i = 0; i + 1 < variants.size(); ++i) incumbents.emplace_back(variants[i].label, &placed[i]);
-  auto graph = cpu::place_graph_level(All{}, g, placed.back(), incumbents, rt, {.budget_seconds = o.graph_budget_s});
+  std::size_t const singles = variants.size() - 1;
+  using Contenders = std::vector<std::pair<std::string, cpu::PlacedGraph const*>>;
+  auto print_choice = [](std::string const& what, Contenders const& c, placement::MeasuredChoice const& choice) {
+    std::cout << "  " << what << ": kept " << c[choice.kept].first << "\n";
+    for (auto const& d : choice.decisions) std::cout << "    " << d.describe() << "\n";
+  };
+  // The best single backend, by measurement: oneDNN alone holds the place, and another single
+  // backend takes it only when faster beyond noise (placement/measured_choice.hpp, the
+  // optimizer's rule). Every search below is then a challenger of it.
+  Contenders single_rows;
+  for (std::size_t i = 0; i < singles; ++i) single_rows.emplace_back(variants[i].label, &placed[i]);
+  auto best_choice = cpu::choose_placement(rt, single_rows);
+  print_choice("best single backend", single_rows, best_choice);
+  std::size_t const best = best_choice.kept;
+  std::string const& best_label = variants[best].label;
+  // The op-level result: the DP's cover only when it measures faster than the best single backend.
+  Contenders op_rows{{best_label, &placed[best]}, {"op-level placement", &placed[singles]}};
+  auto op_choice = cpu::choose_placement(rt, op_rows);
+  print_choice("op-level result", op_rows, op_choice);
+
+  // Collage §4.3: whole placements measured, from the DP's, seeded with the single backends,
+  // kept only when faster beyond noise than the best of them (the holder) and the DP's.
+  std::vector<cpu::PlacedGraph const*> other_singles;
+  for (std::size_t i = 0; i < singles; ++i)
+    if (i != best) other_singles.push_back(&placed[i]);
+  auto graph = cpu::place_graph_level(All{}, g, placed[singles], {single_rows[best]}, rt, {.budget_seconds = o.graph_budget_s, .seeds = other_singles});
   auto const& gs = graph.search;
   std::cout << "  graph-level search (from the op-level): " << gs.placement.groups.size() << " kernels (ops: " << ops_split(gs.placement)
             << "); " << gs.digits << " groups offloadable to onednn, " << gs.measured << " placements measured in " << gs.generations
-            << " generations, search " << cli::fixed(gs.seconds, 1) << " s (budget " << cli::fixed(o.graph_budget_s, 0) << " s, guard included); kept "
-            << gs.kept << "\n";
+            << " generations, search " << cli::fixed(gs.seconds, 1) << " s (budget " << cli::fixed(o.graph_budget_s, 0)
+            << " s, the choice included); kept " << gs.kept << "\n";
+  for (auto const& d : gs.decisions) std::cout << "    " << d.describe() << "\n";
   // AutoGraph + placement: the substitution search with the placing runtime as its runtime, so
   // each candidate graph it measures is placed by the DP first (costs from the same database).
   // Weights get data so that the rewrites fold constants, as `autograph optimize` does.
@@ -116,22 +137,30 @@ int run_place(PlaceCmdOptions const& o) {
             << cli::fixed(best_graph.search_seconds, 1) << " s (limit " << cli::fixed(o.search_time_s, 0) << " s; placing "
             << cli::fixed(placing.placing_seconds(), 2) << " s of it, " << placing.groups_measured() << " groups measured); "
             << best_graph.stop.describe() << "\n";
+  // The input graph on the best single backend holds the place against AutoGraph's graph placed.
+  Contenders autograph_rows{{best_label, &placed[best]}, {"autograph + placement", &autograph_placed}};
+  auto autograph_choice = cpu::choose_placement(rt, autograph_rows);
+  print_choice("autograph + placement result", autograph_rows, autograph_choice);
+
   // On a shared machine a model's latency drifts between measurements taken seconds apart, so
-  // each placement is timed interleaved with oneDNN alone (CpuRuntime::compare).
+  // each placement is timed interleaved with oneDNN alone (CpuRuntime::compare): the single
+  // backends, the DP's cover, and what the graph-level search and AutoGraph + placement kept.
   std::cout << "  measured, interleaved with oneDNN alone (medians):\n";
-  std::size_t best = 0;
-  double best_ratio = 1.0;
-  std::size_t singles = variants.size() - 1;  // the single-backend rows (the op-level placement follows them)
-  variants.push_back({"graph-level search", {}});
-  variants.push_back({"autograph + placement", {}});
-  for (std::size_t i = 1; i < variants.size(); ++i) {
-    auto const& challenger = i < placed.size() ? placed[i].graph : i == placed.size() ? graph.graph : autograph_placed.graph;
-    auto c = rt.compare(placed[0].graph, challenger);
-    double ratio = c.incumbent_ms / c.challenger_ms;
-    std::cout << "    " << variants[i].label << std::string(variants[i].label.size() < 30 ? 30 - variants[i].label.size() : 1, ' ')
-              << cli::fixed(c.challenger_ms, 3) << " ms against " << cli::fixed(c.incumbent_ms, 3) << " ms: x" << cli::fixed(ratio, 3)
-              << (c.faster ? " (faster beyond noise)" : "") << ", " << c.runs << " runs each\n";
-    if (i < singles && ratio > best_ratio) best = i, best_ratio = ratio;
+  std::vector<std::pair<std::string, cpu::PlacedGraph const*>> rows;
+  for (std::size_t i = 1; i <= singles; ++i) rows.emplace_back(variants[i].label, &placed[i]);
+  cpu::PlacedGraph graph_kept;
+  graph_kept.graph = graph.graph, graph_kept.placement = gs.placement;
+  rows.emplace_back("graph-level result (" + gs.kept + ")", &graph_kept);
+  rows.emplace_back("autograph + placement result (" + autograph_rows[autograph_choice.kept].first + ")", autograph_rows[autograph_choice.kept].second);
+  for (auto const& [label, challenger] : rows) {
+    std::string pad(label.size() < 30 ? 30 - label.size() : 1, ' ');
+    if (placement::same_placement(placed[0].placement, challenger->placement)) {
+      std::cout << "    " << label << pad << "the same placement as oneDNN alone\n";
+      continue;
+    }
+    auto c = rt.compare(placed[0].graph, challenger->graph);
+    std::cout << "    " << label << pad << cli::fixed(c.challenger_ms, 3) << " ms against " << cli::fixed(c.incumbent_ms, 3) << " ms: x"
+              << cli::fixed(c.incumbent_ms / c.challenger_ms, 3) << (c.faster ? " (faster beyond noise)" : "") << ", " << c.runs << " runs each\n";
   }
   if (o.dot.wanted()) {
     auto const& p = graph;
@@ -143,18 +172,31 @@ int run_place(PlaceCmdOptions const& o) {
     });
     std::cout << "  dot            " << o.dot.path << "\n";
   }
-  auto c = rt.compare(placed[best].graph, placed.back().graph);
-  std::cout << "  placement against the best single backend (" << variants[best].label << "): " << cli::fixed(c.challenger_ms, 3) << " ms against "
-            << cli::fixed(c.incumbent_ms, 3) << " ms, x" << cli::fixed(c.incumbent_ms / c.challenger_ms, 3) << "\n"
-            << "  guarded        " << (c.faster ? "keeps the op-level placement (faster beyond noise)" : "keeps " + variants[best].label + " (the placement is not faster beyond noise)")
-            << " — cpu::place_guarded's rule\n";
-  auto cg = rt.compare(placed[best].graph, graph.graph);
-  std::cout << "  graph-level against the best single backend (" << variants[best].label << "): " << cli::fixed(cg.challenger_ms, 3) << " ms against "
-            << cli::fixed(cg.incumbent_ms, 3) << " ms, x" << cli::fixed(cg.incumbent_ms / cg.challenger_ms, 3) << (cg.faster ? " (faster beyond noise)" : "") << "\n";
-  auto ca = rt.compare(placed[best].graph, autograph_placed.graph);
-  std::cout << "  autograph + placement against the best single backend (" << variants[best].label << "): " << cli::fixed(ca.challenger_ms, 3)
-            << " ms against " << cli::fixed(ca.incumbent_ms, 3) << " ms, x" << cli::fixed(ca.incumbent_ms / ca.challenger_ms, 3)
-            << (ca.faster ? " (faster beyond noise)" : "") << "\n";
+  // One markdown row for benchmark/place-zoo.sh: per search, what it kept against the best
+  // single backend, and the challenger's measured ratio (* = faster beyond noise).
+  // (The graph-level search's own winner is the op-level placement when no genome beat it: then
+  // the op-level placement's comparison is shown.)
+  auto cell = [&](std::vector<placement::Decision> const& decisions, std::vector<std::string> const& challengers, std::string const& kept) {
+    std::string r = kept == best_label ? "best single" : kept;
+    for (auto const& challenger : challengers)
+      for (auto const& d : decisions) {
+        if (d.challenger != challenger) continue;
+        std::string who = challengers.size() > 1 ? challenger + " " : std::string();
+        std::string against = d.incumbent == best_label ? std::string() : " vs " + d.incumbent;
+        if (d.same) return r + " (" + who + "same placement" + against + ")";
+        auto const& c = d.comparison;
+        return r + " (" + who + "x" + cli::fixed(c.incumbent_ms / c.challenger_ms, 3) + (c.faster ? "*" : "") + against + ")";
+      }
+    return r;
+  };
+  std::string size = (o.resolution > 0 ? std::to_string(o.resolution) + " px" : std::string()) +
+                     (o.batch > 0 ? (o.resolution > 0 ? ", batch " : "batch ") + std::to_string(o.batch) : std::string());
+  std::cout << "  zoo row: | " << o.model << " | " << (size.empty() ? std::string("published") : size) << " | "
+            << best_label << " | " << cell(op_choice.decisions, {"op-level placement"}, op_rows[op_choice.kept].first) << " | "
+            << cell(gs.decisions, {"graph-level search", "op-level placement"}, gs.kept) << " | "
+            << cell(autograph_choice.decisions, {"autograph + placement"}, autograph_rows[autograph_choice.kept].first) << " | "
+            << cli::fixed(placed[singles].generate_seconds + placed[singles].dp_seconds, 2) << " / " << cli::fixed(gs.seconds, 1) << " / "
+            << cli::fixed(best_graph.search_seconds, 1) << " |\n";
   return 0;
 }
 

@@ -15,17 +15,22 @@
 // its ops stays acyclic with its neighbours).
 //
 // Search (§4.3, Fig. 6, after Fortin et al. 2012's DEAP): seeds are the op-level placement
-// (all zeros), everything offloaded (all ones), and mutants of the start; each generation
-// selects the fastest measured individuals as parents, recombines them by two-point crossover
-// and mutates the children (each digit flipped with probability 1/digits, at least one), until
-// the time budget is spent, every genome is measured, or 50 generations in a row find no genome
-// not yet measured (saturation).
-// Measurements are memoised by genome.
+// (all zeros), everything offloaded (all ones), each incumbent and each of `options.seeds` (the
+// single-backend placements) as the genome nearest to it — a digit is 1 when the incumbent runs every op of
+// the digit's group on the target — and mutants of the start; each generation selects the
+// fastest measured individuals as parents, recombines them by two-point crossover and mutates
+// the children (each digit flipped with probability 1/digits, at least one), until the time
+// budget is spent, every genome is measured, or 50 generations in a row find no genome not yet
+// measured (saturation). Measurements are memoised by genome.
 //
-// Guard: the winner is the fastest median measured; it is then compared, interleaved, against
-// the op-level placement and every incumbent given (the best single backend): if an incumbent
-// measures faster beyond noise, that incumbent is returned instead. So the result is never
-// slower beyond noise than any of them, as `faster` judges.
+// The choice (measured_choice.hpp, the optimizer's rule): the incumbents in order, then the
+// op-level placement, then the search's winner (its fastest median) each challenge whoever
+// holds the place, and a challenger takes it only when `compare` (interleaved runs, the
+// runtime's noise margin) calls it faster beyond noise. With the single-backend placements as
+// the incumbents, the result is the best single backend unless a placement measured faster
+// than it beyond noise (issue 17: never slower than the best single backend). An incumbent is
+// measured whole in the choice, never as a genome: a single backend's own fused groups are not
+// a cover the digits can express.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -39,27 +44,32 @@
 
 #include "autograph/core/error.hpp"
 #include "autograph/graph/graph_facts.hpp"
+#include "autograph/placement/measured_choice.hpp"
 #include "autograph/placement/placement.hpp"
 
 namespace autograph::placement {
 
 struct GraphSearchOptions {
   std::uint32_t target = 0;       // the backend groups are offloaded to (index into the placement's backends)
-  double budget_seconds = 60;     // wall time for measuring individuals (the guard's comparisons come after)
+  double budget_seconds = 60;     // wall time for measuring individuals (the choice's comparisons come after)
   std::size_t population = 8;     // individuals kept per generation (parents of the next)
   std::size_t children = 8;       // new individuals tried per generation
   std::uint64_t seed = 1;
+  // More placements whose nearest genomes seed the search (the incumbents' always do): the
+  // single backends that did not win the place, when the caller already knows the best.
+  std::vector<Placement> seeds = {};
 };
 
 struct GraphSearchResult {
   Placement placement;         // what to run (cost: its measured median, in the measurer's unit)
   std::string kept;            // "graph-level search", "op-level placement", or the incumbent's label
-  std::vector<char> genome;    // the winner's digits (empty when an incumbent was kept)
+  std::vector<char> genome;    // the kept placement's digits (empty when an incumbent was kept)
   std::size_t digits = 0;      // groups of the start placement that can be offloaded
   std::size_t measured = 0;    // distinct individuals measured
   std::size_t generations = 0;
   double best_measured = 0;    // the search winner's median
-  double seconds = 0;          // search and guard, measuring included
+  double seconds = 0;          // search and choice, measuring included
+  std::vector<Decision> decisions;  // the choice's comparisons, in order
 };
 
 struct Incumbent {
@@ -69,14 +79,16 @@ struct Incumbent {
 
 /// The graph-level placement of `facts.graph()` (see the file comment). `candidates`: the
 /// generator's groups (with `cost_of` by candidate, copied into the placed groups; may be
-/// empty); `start`: the op-level placement over them; `measure(p)`: p's end-to-end time (a
-/// median); `faster(incumbent, challenger)`: whether the challenger is faster beyond noise.
+/// empty); `start`: the op-level placement over them; `incumbents`: the placements the result
+/// must beat beyond noise, best first when known (the single backends); `measure(p)`: p's
+/// end-to-end time (a median); `compare(incumbent, challenger)`: the two measured interleaved,
+/// `faster` when the challenger is faster beyond noise.
 /// @throws Error when `start` uses a backend index outside its backends or the target is not one.
 template <class Set>
 GraphSearchResult graph_level_search(GraphFacts<Set> const& facts, std::span<Candidate const> candidates, std::span<double const> cost_of,
                                      Placement const& start, std::span<Incumbent const> incumbents,
                                      std::function<double(Placement const&)> const& measure,
-                                     std::function<bool(Placement const&, Placement const&)> const& faster, GraphSearchOptions const& o = {}) {
+                                     std::function<Comparison(Placement const&, Placement const&)> const& compare, GraphSearchOptions const& o = {}) {
   using Clock = std::chrono::steady_clock;
   auto const t0 = Clock::now();
   if (o.target >= start.backends.size())
@@ -169,11 +181,25 @@ GraphSearchResult graph_level_search(GraphFacts<Set> const& facts, std::span<Can
     return c;
   };
 
+  // The genome nearest to a placement: a digit is 1 where it runs every op of the digit's group on the target.
+  auto nearest = [&](Placement const& p) {
+    std::vector<char> on_target(facts.graph().id_bound(), 0);
+    for (auto const& pg : p.groups)
+      if (p.backends.at(pg.backend) == start.backends[o.target])
+        for (NodeId m : pg.group.nodes) on_target[m] = 1;
+    std::vector<char> genome(n, 0);
+    for (std::size_t k = 0; k < n; ++k)
+      genome[k] = std::ranges::all_of(start.groups[digits[k].group].group.nodes, [&](NodeId m) { return on_target[m] != 0; });
+    return genome;
+  };
+
   std::vector<char> const zeros(n, 0);
   evaluate(zeros);
   if (n > 0) {
     std::vector<std::vector<char>> seeds{std::vector<char>(n, 1)};
-    while (seeds.size() < o.population) seeds.push_back(mutate(zeros));
+    for (auto const& inc : incumbents) seeds.push_back(nearest(inc.placement));
+    for (auto const& p : o.seeds) seeds.push_back(nearest(p));
+    while (seeds.size() < o.population) seeds.push_back(mutate(zeros));  // (the incumbents' may be more than the population: all are seeds)
     for (auto const& s : seeds) {
       if (!budget_left()) break;
       evaluate(s);
@@ -201,22 +227,27 @@ GraphSearchResult graph_level_search(GraphFacts<Set> const& facts, std::span<Can
   }
   r.measured = memo.size();
   auto best = std::ranges::min_element(memo, {}, [](auto const& e) { return e.second; });
-  r.genome = best->first;
   r.best_measured = best->second;
-  r.placement = decode(r.genome);
-  r.placement.cost = r.best_measured;
-  r.kept = r.genome == zeros ? "op-level placement" : "graph-level search";
+  Placement winner = decode(best->first);
+  winner.cost = r.best_measured;
 
-  // The guard: an incumbent that measures faster beyond noise than the winner replaces it.
-  auto guard = [&](std::string const& label, Placement const& incumbent) {
-    if (faster(r.placement, incumbent)) {
-      r.placement = incumbent;
-      r.kept = label;
-      r.genome.clear();
-    }
-  };
-  if (r.genome != zeros) guard("op-level placement", start);
-  for (auto const& inc : incumbents) guard(inc.label, inc.placement);
+  // The choice: incumbents, the op-level placement, the winner, each a challenger of the holder.
+  std::vector<std::pair<std::string, Placement const*>> contenders;
+  for (auto const& inc : incumbents) contenders.emplace_back(inc.label, &inc.placement);
+  contenders.emplace_back("op-level placement", &start);
+  if (best->first != zeros) contenders.emplace_back("graph-level search", &winner);
+  auto choice = choose_measured<Placement>(contenders, compare, same_placement);
+  r.decisions = std::move(choice.decisions);
+  r.kept = contenders[choice.kept].first;
+  r.placement = *contenders[choice.kept].second;
+  if (choice.kept >= incumbents.size()) r.genome = contenders[choice.kept].second == &start ? zeros : best->first;
+  // Its cost: its median in the last comparison it took part in (the interleaved one), else the search's.
+  r.placement.cost = r.genome.empty() ? 0.0 : memo.at(r.genome);
+  for (auto const& d : r.decisions) {
+    if (d.same) continue;
+    if (d.incumbent == r.kept) r.placement.cost = d.comparison.incumbent_ms;
+    if (d.challenger == r.kept) r.placement.cost = d.comparison.challenger_ms;
+  }
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }

@@ -2,8 +2,10 @@
 // Placement: the result of a placement optimizer (Collage §4.1's P(G)): the graph covered by
 // disjoint groups, each run by one backend, in an order where every group follows the groups
 // it reads from.
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autograph/placement/candidate.hpp"
@@ -32,5 +34,21 @@ struct Placement {
   }
   std::string const& backend_of(PlacedGroup const& pg) const { return backends.at(pg.backend); }
 };
+
+/// Whether `a` and `b` run the same groups on the same backends (by name), whatever their order
+/// and costs: two searches that arrive at one placement.
+inline bool same_placement(Placement const& a, Placement const& b) {
+  auto key = [](Placement const& p) {
+    std::vector<std::pair<std::vector<NodeId>, std::string>> k;
+    for (auto const& pg : p.groups) {
+      auto nodes = pg.group.nodes;
+      std::ranges::sort(nodes);
+      k.emplace_back(std::move(nodes), p.backends.at(pg.backend));
+    }
+    std::ranges::sort(k);
+    return k;
+  };
+  return a.groups.size() == b.groups.size() && key(a) == key(b);
+}
 
 }  // namespace autograph::placement

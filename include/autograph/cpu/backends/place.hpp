@@ -24,6 +24,7 @@
 #include "autograph/cpu/runtime.hpp"
 #include "autograph/placement/backend_registry.hpp"
 #include "autograph/placement/candidate_costs.hpp"
+#include "autograph/placement/measured_choice.hpp"
 #include "autograph/placement/op_level_dp.hpp"
 #include "autograph/placement/pattern_generator.hpp"
 #include "autograph/schedule/sequential.hpp"
@@ -56,6 +57,8 @@ struct PlaceOptions {
 
 struct PlacedGraph {
   std::string guard;                        // place_guarded(): which placement it kept, and the medians
+  std::string kept;                         // place_guarded(): the label of the placement kept
+  std::vector<placement::Decision> decisions;  // place_guarded(): the comparisons behind it
   Graph<PlacedOps> graph;
   std::vector<std::string> node_backend;    // by node id of `graph`: the backend running it (empty: not a kernel)
   placement::Placement placement;           // costs in microseconds
@@ -67,12 +70,6 @@ struct PlacedGraph {
 };
 
 namespace detail {
-
-inline std::string cli_ms(double ms) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", ms);
-  return buf;
-}
 
 /// What the placed graph needs of each backend, type-erased.
 struct CpuBackendOps {
@@ -229,27 +226,68 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
   return r;
 }
 
-/// place(), guarded by a measurement: the DP's placement is kept only when `judge` measures it
-/// faster than the placement on `single` alone (interleaved runs, CpuRuntime::compare);
-/// otherwise the single backend's placement is returned. Op-level costs are measured with each
-/// group alone (Collage Eq. 2), so a placement can lose in the model what its groups win alone:
-/// a plain-layout kernel between channels-last ones adds reorders, concurrent streams share the
+/// A single-backend placement: one backend, with the others listed for the ops it cannot run.
+struct SingleBackend {
+  std::string label;                  // "own (+ onednn for the rest)"
+  std::vector<std::string> backends;  // {"own", "onednn"}
+};
+
+/// Every backend of the list as a single-backend placement, in the list's order: `fallback`
+/// alone ("onednn alone"), each other one with `fallback` for the ops it does not run (no
+/// backend but oneDNN runs every op of the zoo). @throws Error when `fallback` is not one of them.
+template <class... B>
+std::vector<SingleBackend> single_backends(Backends<B...>, std::string const& fallback = "onednn") {
+  std::vector<std::string> names{std::string(B::name)...};
+  if (std::ranges::find(names, fallback) == names.end()) throw Error("single_backends(): no backend called '" + fallback + "'");
+  std::vector<SingleBackend> r;
+  for (auto const& n : names)
+    r.push_back(n == fallback ? SingleBackend{n + " alone", {n}} : SingleBackend{n + " (+ " + fallback + " for the rest)", {n, fallback}});
+  return r;
+}
+
+/// Which of the labelled placements of one graph to run, by measurement on `judge`
+/// (placement/measured_choice.hpp): the first holds the place, and each later one takes it only
+/// when CpuRuntime::compare calls it faster beyond noise; one that places every group as the
+/// holder does is not measured.
+template <class JudgePolicy>
+placement::MeasuredChoice choose_placement(BasicCpuRuntime<JudgePolicy>& judge, std::vector<std::pair<std::string, PlacedGraph const*>> const& contenders) {
+  return placement::choose_measured<PlacedGraph>(
+      contenders, [&](PlacedGraph const& a, PlacedGraph const& b) { return judge.compare(a.graph, b.graph); },
+      [](PlacedGraph const& a, PlacedGraph const& b) { return placement::same_placement(a.placement, b.placement); });
+}
+
+/// place(), guarded by measurement (issue 17: never slower than the best single backend): `g`
+/// is placed on each of `singles` and by the DP over every allowed backend, and choose_placement
+/// keeps the best single backend unless the DP's placement measures faster than it beyond
+/// noise on `judge`. The result's `kept` names the placement kept, `guard` says why (the
+/// medians), `decisions` has each comparison; its costs.measured counts the groups measured for
+/// every placement compared. Op-level costs are measured with each group alone
+/// (Collage Eq. 2), so a placement can lose in the model what its groups win alone: a
+/// plain-layout kernel between channels-last ones adds reorders, concurrent streams share the
 /// cores. Collage's graph-level stage (§4.3) measures whole placements for the same reason.
 template <class... B, class Policy, class JudgePolicy>
 PlacedGraph place_guarded(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuRuntime<Policy>& profiler,
-                          BasicCpuRuntime<JudgePolicy>& judge, placement::CostDatabase& db, std::string const& single, PlaceOptions o = {}) {
-  PlacedGraph dp = place(backends, g, profiler, db, o);
-  o.backends = {single};
-  PlacedGraph alone = place(backends, g, profiler, db, o);
-  Comparison c = judge.compare(alone.graph, dp.graph);
-  using detail::cli_ms;
-  std::string medians = cli_ms(c.challenger_ms) + " ms against " + cli_ms(c.incumbent_ms) + " ms for " + single + " alone, " + std::to_string(c.runs) + " runs each";
-  if (c.faster) {
-    dp.guard = "kept the op-level placement: " + medians;
-    return dp;
+                          BasicCpuRuntime<JudgePolicy>& judge, placement::CostDatabase& db, std::vector<SingleBackend> const& singles,
+                          PlaceOptions const& o = {}) {
+  std::vector<PlacedGraph> placed;
+  for (auto const& single : singles) {
+    PlaceOptions alone = o;
+    alone.backends = single.backends;
+    placed.push_back(place(backends, g, profiler, db, alone));
   }
-  alone.guard = "kept " + single + " alone: the op-level placement measured " + medians + ", not faster beyond noise";
-  return alone;
+  placed.push_back(place(backends, g, profiler, db, o));
+  std::vector<std::pair<std::string, PlacedGraph const*>> contenders;
+  for (std::size_t i = 0; i < singles.size(); ++i) contenders.emplace_back(singles[i].label, &placed[i]);
+  contenders.emplace_back("op-level placement", &placed.back());
+  auto choice = choose_placement(judge, contenders);
+  PlacedGraph r = std::move(placed[choice.kept]);
+  for (std::size_t i = 0; i < placed.size(); ++i)  // the groups measured to place all of them
+    if (i != choice.kept) r.costs.measured += placed[i].costs.measured, r.costs.measuring_seconds += placed[i].costs.measuring_seconds;
+  r.kept = contenders[choice.kept].first;
+  r.guard = "kept " + r.kept;
+  for (auto const& d : choice.decisions) r.guard += "; " + d.describe();
+  r.decisions = std::move(choice.decisions);
+  return r;
 }
 
 }  // namespace autograph::cpu

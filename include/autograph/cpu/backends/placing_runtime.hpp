@@ -39,6 +39,12 @@ struct PlacingOptions {
   double group_budget_ms = 20;
   int copies = 3;
   std::function<void(placement::CostProgress const&)> progress = {};
+  // The single-backend placements (cpu::single_backends) every graph's DP placement must beat:
+  // when given, placed(g) is place_guarded()'s choice, measured on this runtime — the best of
+  // them unless the DP's placement measures faster beyond noise — so a search on this runtime
+  // is never slower than the best single backend by construction. Costs per distinct graph:
+  // one placement per single backend and a comparison each. Empty: the DP's placement.
+  std::vector<SingleBackend> singles = {};
 };
 
 template <class BackendList, class Policy = FasterOf<schedule::Nimble, schedule::Sequential>>
@@ -60,13 +66,18 @@ class PlacingCpuRuntime<Backends<B...>, Policy> {
     if (placing.copies < 2) throw Error("PlacingCpuRuntime: copies must be at least 2, got " + std::to_string(placing.copies));
     for (auto const& want : placing.backends)
       if (std::ranges::find(known, want) == known.end()) throw Error("PlacingCpuRuntime: no backend called '" + want + "' (known: " + names_text(known) + ")");
+    for (auto const& single : placing.singles)
+      for (auto const& want : single.backends)
+        if (std::ranges::find(known, want) == known.end())
+          throw Error("PlacingCpuRuntime: single backend '" + single.label + "' names no backend called '" + want + "' (known: " + names_text(known) + ")");
   }
 
   /// The CPU runtime's kind, and which backends it places on.
   std::string kind() const {
     auto const& allowed = state_->options.backends;
     std::vector<std::string> names = allowed.empty() ? std::vector<std::string>{std::string(B::name)...} : allowed;
-    return cpu_.kind() + ", placed on " + names_text(names) + " by Collage's op-level DP";
+    return cpu_.kind() + ", placed on " + names_text(names) + " by Collage's op-level DP" +
+           (state_->options.singles.empty() ? "" : ", kept only when faster than the best single backend beyond noise");
   }
   int cores() const { return cpu_.cores(); }
   /// The cost model a search ranks candidates with before measuring them (the CPU runtime's:
@@ -86,14 +97,16 @@ class PlacingCpuRuntime<Backends<B...>, Policy> {
   std::size_t graphs_placed() const { return state_->placed.size(); }
   placement::CostDatabase const& database() const { return state_->db; }
 
-  /// The op-level placement of `g` (kept by structural hash: placed once per graph).
-  /// @throws Error naming a node no allowed backend runs.
+  /// The op-level placement of `g`, or with `singles` the one place_guarded() keeps (kept by
+  /// structural hash: placed once per graph). @throws Error naming a node no allowed backend runs.
   PlacedGraph const& placed(Graph<BuiltinOps> const& g) {
     std::uint64_t key = structural_hash(g);
     auto found = state_->placed.find(key);
     if (found != state_->placed.end()) return *found->second;
     PlaceOptions o{.backends = state_->options.backends, .copies = state_->options.copies, .progress = state_->options.progress};
-    auto p = std::make_shared<PlacedGraph>(place(Backends<B...>{}, g, profiler_, state_->db, o));
+    auto const& singles = state_->options.singles;
+    auto p = std::make_shared<PlacedGraph>(singles.empty() ? place(Backends<B...>{}, g, profiler_, state_->db, o)
+                                                           : place_guarded(Backends<B...>{}, g, profiler_, cpu_, state_->db, singles, o));
     state_->placing_seconds += p->generate_seconds + p->dp_seconds;
     state_->groups_measured += p->costs.measured;
     return *state_->placed.emplace(key, std::move(p)).first->second;

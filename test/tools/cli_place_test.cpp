@@ -1,0 +1,58 @@
+// `autograph place`: the best single backend is chosen by measurement, and each search's result
+// (the DP's cover, the graph-level search, AutoGraph + placement) replaces it only on a
+// comparison that called it faster beyond noise; the run ends with the zoo table's row.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "run_tool.hpp"
+
+namespace {
+
+using namespace autograph::testing;
+
+/// The lines under `heading` (the choice's comparisons, indented four spaces).
+std::vector<std::string> lines_after(std::string const& out, std::string const& heading) {
+  std::istringstream in(out);
+  std::vector<std::string> r;
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with(heading)) {
+      inside = true;
+      r.push_back(line);
+    } else if (inside && line.starts_with("    ")) {
+      r.push_back(line);
+    } else {
+      inside = false;
+    }
+  }
+  return r;
+}
+
+TEST(CliPlace, ASearchReplacesTheBestSingleBackendOnlyWhenFasterBeyondNoise) {
+  ScratchDir dir;
+  auto r = run_tool({"place", "--model", "squeezenet1_1", "--resolution", "32", "--db", "costs.json", "--graph-budget", "2", "--search-time", "2",
+                     "--group-budget", "2"},
+                    dir, 600);
+  ASSERT_EQ(r.exit_code, 0) << r.command << "\n" << r.err;
+  for (std::string heading : {"  best single backend: kept ", "  op-level result: kept ", "  autograph + placement result: kept "}) {
+    auto lines = lines_after(r.out, heading);
+    ASSERT_GE(lines.size(), 2u) << heading << "\n" << r.out;
+    std::string kept = lines[0].substr(heading.size());
+    // The holder is the first contender; whoever took the place did so on a "faster beyond noise" verdict.
+    bool replaced = false;
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      if (lines[i].find(kept + " kept: " + kept + " ") != std::string::npos) {
+        EXPECT_NE(lines[i].find(", faster beyond noise"), std::string::npos) << lines[i];
+        replaced = true;
+      }
+    }
+    bool first_holder = lines[1].find(" kept: ") != std::string::npos ? lines[1].find("for " + kept + ",") != std::string::npos
+                                                                        : lines[1].find("the same placement as " + kept) != std::string::npos;
+    EXPECT_TRUE(replaced || first_holder) << heading << kept << "\n" << r.out;
+  }
+  EXPECT_NE(r.out.find("  zoo row: | squeezenet1_1 | 32 px | "), std::string::npos) << r.out;
+}
+
+}  // namespace
