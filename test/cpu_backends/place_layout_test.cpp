@@ -80,6 +80,15 @@ TEST(PlaceLayout, PlainKernelsPayTheirReordersOncePerShape) {
   EXPECT_EQ(reorders.size(), 2u);
 }
 
+TEST(PlaceLayout, AllPlainRuntimesChargeNoReorder) {
+  auto d = depthwise();
+  CpuRuntime cpu({.warmup = 1, .budget_ms = 2, .channels_last = false});
+  std::map<std::string, double> reorders;
+  auto own = group_of<backends::OwnKernels>(d.graph, d.conv);
+  measure_group_us(own.op, own.in, own.constant, cpu, 3, reorders);
+  EXPECT_TRUE(reorders.empty());
+}
+
 TEST(PlaceLayout, AReorderIsOneCopyThatCosts) {
   CpuRuntime cpu({.warmup = 1, .budget_ms = 5});
   // 3.2 MB each way: a copy this size takes microseconds on any machine; a reorder lowered to

@@ -237,11 +237,14 @@ inline std::vector<Shape> plain_boundary_tensors(AnyOp const& op, std::vector<Te
 /// Microseconds one more kernel of `op` (reading `in`; `constant[i]`: a weight) costs in a run
 /// of a model that keeps channels-last (see the file comment): timed with channels-last inputs
 /// and outputs where it takes and gives them, plus one reorder of each 4-D tensor it reads or
-/// writes plain. `reorders_us` keeps the reorders timed, by shape, for the next group.
+/// writes plain. `reorders_us` keeps the reorders timed, by shape, for the next group. A
+/// runtime that keeps every tensor plain (CpuRuntimeOptions::channels_last off) converts
+/// nothing, and nothing is charged.
 template <class Policy>
 double measure_group_us(AnyOp const& op, std::vector<TensorDesc> const& in, std::vector<char> const& constant, BasicCpuRuntime<Policy>& cpu,
                         int copies, std::map<std::string, double>& reorders_us) {
   double us = detail::marginal_us(op, in, constant, cpu, copies, {.inputs = true, .outputs = true});
+  if (!cpu.options().channels_last) return us;
   for (Shape const& s : plain_boundary_tensors(op, in, constant, cpu.options().weight_seed)) {
     auto [at, fresh] = reorders_us.try_emplace(s.to_string(), 0.0);
     if (fresh) at->second = measure_reorder_us(s, cpu, copies);
