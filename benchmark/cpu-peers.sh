@@ -7,11 +7,13 @@
 # Installs what is missing (Debian python3-torch, python3-torchvision, python3-onnx; the npm
 # package onnxruntime-node into benchmark/peers/node_modules from the committed lock file),
 # builds cpu_bench (Release, build-cpu-bench/), then runs benchmark/peers/cpu_peers.py: per
-# model our searches, then interleaved rounds of ours and the peers. Writes
+# model our searches, then interleaved rounds of ours and the peers. AutoGraph + placement keeps
+# the placement's cost database in the work folder (build-cpu-bench/cpu-peers/placement-costs.json):
+# a second run measures no group the first one did. Writes
 # benchmark/results/cpu-<date>.md and .json. Extra settings through the environment:
 # ROUNDS, RUNS, WARMUP, SEARCH_S, BUDGET_MS, IOS_BUDGET_MS, IOS_MAX_STATES, IOS_R, TASO (a rule file; default the shared one
 # when present), BUILD_DIR, JOBS (build jobs; default nproc), NOTE (a line for the results' header), SUFFIX
-# (appended to the results' file name, e.g. -loaded).
+# (appended to the results' file name, e.g. -loaded), GROUP_BUDGET_MS (AutoGraph + placement: ms of runs per group measurement).
 # The peers are benchmark dependencies only: no test needs them.
 #
 # --transformers (issue 18, benchmark/README-cpu.md): ViT-B/16, ViT-L/16 and DETR-R50-E6 at
@@ -87,6 +89,6 @@ else
   /usr/bin/python3 "$root/benchmark/peers/cpu_peers.py" --cpu-bench "$build/benchmark/cpu_bench" --work "$work" \
     --out "$root/benchmark/results/$out" --models "$models" --rounds "${ROUNDS:-5}" --runs "${RUNS:-12}" --warmup "${WARMUP:-2}" \
     --search-s "${SEARCH_S:-30}" --budget-ms "${BUDGET_MS:-1000}" --ios-budget-ms "${IOS_BUDGET_MS:-5}" --ios-max-states "${IOS_MAX_STATES:-300}" \
-    --ios-max-group-kernels "${IOS_R:-2}" --taso "$taso" --note "${NOTE:-}"
+    --ios-max-group-kernels "${IOS_R:-2}" --group-budget-ms "${GROUP_BUDGET_MS:-20}" --taso "$taso" --note "${NOTE:-}"
 fi
 echo "cpu-peers: done in $(( ($(date +%s) - started) / 60 )) min $(( ($(date +%s) - started) % 60 )) s; results in benchmark/results/$out.md" >&2

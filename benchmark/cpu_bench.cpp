@@ -3,7 +3,7 @@
 //   cpu_bench [--models inception_v3,bert_encoder_8x1024] [--out cpu.json] [--onnx-dir dir] [--serve]
 //
 // For each model (batch 1, the zoo's published resolution, random weights from --weight-seed)
-// it builds five configurations, each a (graph, schedule) pair measured on cpu::CpuRuntime:
+// it builds these configurations, each a (graph, schedule) pair measured on the CPU runtime (cpu::CpuRuntime):
 //
 //   sequential   the model, one stream, every core per kernel
 //   nimble       the model, Nimble's streams
@@ -15,8 +15,15 @@
 //                fused attention kernels run the best configurations of --tuning-log (`autograph
 //                tune` writes it), the untuned default without one. Not in the default list:
 //                --configs sequential,autograph,autograph+dpof (benchmark/cpu-peers.sh --transformers)
+//   autograph+placement  AutoGraph's search on cpu::PlacingCpuRuntime<AllBackends> (issue 17: the
+//                code path of `autograph optimize --backends`): every candidate graph is placed on
+//                oneDNN, OpenBLAS's im2col path and our own kernels by Collage's op-level DP over
+//                group costs from the cost database --placement-db (measured once per machine,
+//                then reused), and measured placed; it runs placed, with the schedule its runtime
+//                chose by measuring
 //
-// TASO+Nimble and AutoGraph come from cpu::run_baselines, whose searches measure on the CPU
+// TASO+Nimble and AutoGraph come from cpu::run_baselines, AutoGraph + placement from
+// cpu::run_placed_baselines, whose searches measure on the CPU
 // and stop at --search-s. The searches report their own latencies, but those were taken at
 // different times under different load; the reported latencies are taken afterwards, side by
 // side: every configuration is prepared once (lowered, kernels created, arena planned), then
@@ -32,6 +39,7 @@
 // --serve lets benchmark/cpu-peers.sh interleave these rounds with the peers': after a model
 // is prepared it prints {"ready": model}, then each line "round" on stdin runs one round and
 // prints its samples as one JSON line; "next" (or the end of input) finishes the model.
+#include <autograph/cpu/backends/placed_baselines.hpp>
 #include <autograph/cpu/baselines.hpp>
 #include <autograph/cpu/runtime.hpp>
 #include <autograph/cpu/tuned/tuning_source.hpp>
@@ -53,6 +61,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -70,9 +79,10 @@ struct Args {
   std::string out;
   std::string onnx_dir;
   std::string taso;          // TASO's rule file; empty: the built-in rules only
-  std::vector<std::string> configs{"sequential", "nimble", "ios", "taso+nimble", "autograph"};
+  std::vector<std::string> configs{"sequential", "nimble", "ios", "taso+nimble", "autograph", "autograph+placement"};
   std::string tuning_log;    // autograph+dpof: the fused attention kernels' tuning log; empty: their defaults
-  double group_budget_ms = 20;      // autograph+dpof: timed runs per fusion group measurement
+  double group_budget_ms = 20;      // autograph+dpof and autograph+placement: timed runs per group measurement
+  std::string placement_db = "autograph-placement-costs.json";  // autograph+placement: the cost database (created when missing)
   int rounds = 7;
   int runs = 30;
   int warmup = 3;
@@ -106,7 +116,8 @@ struct Prepared {
   std::vector<double> samples;
 };
 
-std::size_t operator_count_of(Graph<> const& g) {
+template <class Set>
+std::size_t operator_count_of(Graph<Set> const& g) {
   return static_cast<std::size_t>(std::ranges::count_if(g.node_ids(), [&](NodeId id) { return is_operator_node(g, id); }));
 }
 
@@ -142,6 +153,7 @@ class ModelBench {
       if (wants(c)) searched.emplace_back(c);
     if (!searched.empty()) add_searched(searched, ro, nimble_rt, taso, std::nullopt);
     if (wants("autograph+dpof")) add_searched({"autograph"}, ro, nimble_rt, taso, cpu::TransformerFusionOptions{.group_budget_ms = a.group_budget_ms, .weight_seed = a.weight_seed});
+    if (wants("autograph+placement")) add_placed(ro, taso);
     prepare_seconds_ = seconds_since(t0);
   }
 
@@ -200,6 +212,51 @@ class ModelBench {
       add(b.name, chosen ? std::move(report.autograph_plan->scheduled) : schedule::Nimble{}(b.graph, nimble_rt), b.search_seconds, note,
           b.verification.ran && !b.rewrites.empty() ? b.verification.max_rel_error : -1);
     }
+  }
+
+  /// AutoGraph + placement: the search of `autograph optimize --backends` (run_placed_baselines),
+  /// its placed graph prepared with the schedule its runtime chose.
+  void add_placed(cpu::CpuRuntimeOptions const& ro, std::vector<rules::TasoRule<BuiltinOps>> const& taso) {
+    auto const& a = a_;
+    BaselineOptions bo{.time_limit_s = a.search_s,
+                       .progress = [&](std::string const& c) { progress(model_ + ": " + c + " (search limit " + std::to_string(a.search_s) + " s)"); },
+                       .verify_progress = [&](std::string const& c) { progress(model_ + ": verifying " + c); }};
+    std::size_t last_total = 0;
+    cpu::PlacingOptions po{.database = a.placement_db, .group_budget_ms = a.group_budget_ms, .progress = [&](placement::CostProgress const& p) {
+                             // One line per batch of groups the database did not know, not one per group.
+                             if (p.done == p.total && p.total != last_total) {
+                               last_total = p.total;
+                               progress(model_ + ": measured " + std::to_string(p.total) + " groups into " + a.placement_db);
+                             }
+                           }};
+    cpu::PlacedBaselineReport report;
+    auto results = cpu::run_placed_baselines(graph_, bo, ro, po, taso, &report);
+    for (auto const& b : results)
+      if (b.verification.ran && !b.verification.passed)
+        throw Error(model_ + ": " + b.name + "'s graph does not compute what the model computes: " + b.verification.why);
+    auto const& model_placed = results.at(0);  // the model placed, no rewrite: the search's starting point
+    auto const& b = results.at(1);
+    auto const& plan = report.autograph_plan;
+    std::string note = b.stop_reason + "; " + std::to_string(b.rewrites.size()) + " rules applied; search-measured " + std::to_string(b.latency_ms) +
+                       " ms (the model placed without rewrites: " + std::to_string(model_placed.latency_ms) + " ms); backends (operator nodes): " +
+                       backend_counts(report.autograph_backends) + " (the model placed: " + backend_counts(report.placement_backends) + "); placing " +
+                       std::to_string(report.graphs_placed) + " graphs took " + std::to_string(report.placing_seconds) + " s, " +
+                       std::to_string(report.groups_measured) + " groups measured (the database knows " + std::to_string(report.database_entries) +
+                       "); measuring " + std::to_string(report.measuring_seconds) + " s";
+    if (!plan.other.empty())
+      note += "; " + plan.scheduled.policy + " schedule chosen (" + std::to_string(plan.chosen_ms) + " ms against " + std::to_string(plan.other_ms) +
+              " ms with " + plan.other + "'s)";
+    add(b.name, plan.scheduled, b.search_seconds, note, b.verification.ran && !b.rewrites.empty() ? b.verification.max_rel_error : -1);
+  }
+
+  /// "onednn 40, own 12": operator nodes per backend, from a by-node list of backend names.
+  static std::string backend_counts(std::vector<std::string> const& by_node) {
+    std::map<std::string, std::size_t> n;
+    for (auto const& b : by_node)
+      if (!b.empty()) ++n[b];
+    std::string s;
+    for (auto const& [b, k] : n) s += (s.empty() ? "" : ", ") + b + " " + std::to_string(k);
+    return s.empty() ? "-" : s;
   }
 
  public:
@@ -292,7 +349,8 @@ class ModelBench {
   int cores() const { return cores_; }
 
  private:
-  void add(std::string name, ScheduledGraph<BuiltinOps> sg, double search_seconds, std::string note, double verified_error = -1) {
+  template <class Set>
+  void add(std::string name, ScheduledGraph<Set> const& sg, double search_seconds, std::string note, double verified_error = -1) {
     Prepared p;
     p.verified_error = verified_error;
     p.name = std::move(name);
@@ -362,6 +420,7 @@ int run(Args const& a) {
     meta["configs"] = a.configs;
     meta["tuning_log"] = a.tuning_log.empty() ? json(nullptr) : json(a.tuning_log);
     meta["group_budget_ms"] = a.group_budget_ms;
+    meta["placement_db"] = a.placement_db;
     auto tmp = a.out + ".tmp";
     std::ofstream(tmp) << json{{"meta", meta}, {"results", all}}.dump(2) << "\n";
     std::filesystem::rename(tmp, a.out);
@@ -373,17 +432,18 @@ int run(Args const& a) {
 
 int main(int argc, char** argv) {
   Args a;
-  CLI::App app{"The CPU benchmark's own configurations (sequential, Nimble, IOS, TASO+Nimble, AutoGraph), measured side by side"};
+  CLI::App app{"The CPU benchmark's own configurations (sequential, Nimble, IOS, TASO+Nimble, AutoGraph, AutoGraph + placement), measured side by side"};
   std::string models;
   app.add_option("--models", models, "comma-separated zoo models (default: the eight of the benchmark)");
   app.add_option("--out", a.out, "write the results as JSON here");
   app.add_option("--onnx-dir", a.onnx_dir, "write each model's ONNX, inputs and our outputs here, for the peers");
   app.add_option("--taso", a.taso, "TASO's rule file (graph_subst.pb) for the searches");
   std::string configs;
-  app.add_option("--configs", configs, "comma-separated configurations: sequential, nimble, ios, taso+nimble, autograph, autograph+dpof "
-                                       "(default: the first five)");
+  app.add_option("--configs", configs, "comma-separated configurations: sequential, nimble, ios, taso+nimble, autograph, autograph+dpof, "
+                                       "autograph+placement (default: all but autograph+dpof)");
   app.add_option("--tuning-log", a.tuning_log, "autograph+dpof: the fused attention kernels' tuning log (`autograph tune --log`)");
-  app.add_option("--group-budget-ms", a.group_budget_ms, "autograph+dpof: timed runs per fusion group measurement, ms")->check(CLI::PositiveNumber);
+  app.add_option("--group-budget-ms", a.group_budget_ms, "autograph+dpof, autograph+placement: timed runs per group measurement, ms")->check(CLI::PositiveNumber);
+  app.add_option("--placement-db", a.placement_db, "autograph+placement: the placement's cost database (created when missing, reused)");
   app.add_option("--rounds", a.rounds, "interleaved rounds (without --serve)")->check(CLI::PositiveNumber);
   app.add_option("--runs", a.runs, "timed runs per configuration per round")->check(CLI::PositiveNumber);
   app.add_option("--round-budget-ms", a.round_budget_ms, "stop a configuration's timed runs in a round after this many ms (at least 5 runs); 0: no limit")
@@ -415,14 +475,14 @@ int main(int argc, char** argv) {
     for (auto const& m : a.models) (void)models::model_info(m);  // unknown names fail before any work
     if (!configs.empty()) {
       a.configs.clear();
-      std::vector<std::string> const known{"sequential", "nimble", "ios", "taso+nimble", "autograph", "autograph+dpof"};
+      std::vector<std::string> const known{"sequential", "nimble", "ios", "taso+nimble", "autograph", "autograph+dpof", "autograph+placement"};
       for (std::size_t p = 0; p <= configs.size();) {
         auto q = configs.find(',', p);
         if (q == std::string::npos) q = configs.size();
         if (q > p) {
           auto c = configs.substr(p, q - p);
           if (std::ranges::find(known, c) == known.end())
-            throw Error("--configs: unknown configuration '" + c + "' (known: sequential, nimble, ios, taso+nimble, autograph, autograph+dpof)");
+            throw Error("--configs: unknown configuration '" + c + "' (known: sequential, nimble, ios, taso+nimble, autograph, autograph+dpof, autograph+placement)");
           a.configs.push_back(c);
         }
         p = q + 1;

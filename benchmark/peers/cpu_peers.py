@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Drives the CPU benchmark's rounds (benchmark/cpu-peers.sh runs it; see benchmark/README-cpu.md).
 
-Per model: cpu_bench --serve searches and prepares our five configurations and writes the
+Per model: cpu_bench --serve searches and prepares our configurations and writes the
 model's ONNX, inputs and our outputs; the peers are checked against them (onnxruntime against
 our outputs, PyTorch against onnxruntime's, normwise <= 1e-4); then --rounds rounds, the
 systems' order rotating each round: our process times one round of its configurations, and
@@ -9,8 +9,10 @@ each peer (ort-seq, ort-par, torch-eager, torch-script) runs in a fresh process 
 model, warms up and times. A system's latency is the median of all its samples over the
 rounds. Writes <out>.json and <out>.md.
 
---configs chooses our configurations (cpu_bench --configs); the last one is the headline the
-ratios compare against. --torch-native runs PyTorch's own modules of the architecture
+--configs chooses our configurations (cpu_bench --configs); the last one other than
+autograph+placement is the headline the ratios compare against. AutoGraph + placement (AutoGraph's
+search with the backend placement of issue 17, its cost database --placement-db kept in the work
+folder and reused) gets ratio columns of its own: against AutoGraph and against the peers. --torch-native runs PyTorch's own modules of the architecture
 (torch_bench.py --native: torchvision's ViTs, detr_torch.py's DETR) instead of the module
 translated from our ONNX file; they are checked by parameter count and output shapes, not
 values (their random weights are not ours). benchmark/cpu-peers.sh --transformers sets both.
@@ -27,9 +29,12 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OURS = ["sequential", "nimble", "ios", "taso+nimble", "autograph"]  # the default --configs
+OURS = ["sequential", "nimble", "ios", "taso+nimble", "autograph", "autograph+placement"]  # the default --configs
+# Configurations with ratio columns of their own, not the headline's: against these of the others.
+SIDE = {"autograph+placement": ["autograph", "ort-seq", "ort-par", "torch-script"]}
 PEERS = ["ort-seq", "ort-par", "torch-eager", "torch-script"]
 TITLES = {"sequential": "ours sequential", "nimble": "Nimble", "ios": "IOS", "taso+nimble": "TASO+Nimble", "autograph": "AutoGraph", "autograph+dpof": "AutoGraph + DPOF + tuned",
+          "autograph+placement": "AutoGraph + placement",
           "ort-seq": "ort sequential", "ort-par": "ort parallel", "torch-eager": "torch eager", "torch-script": "TorchScript"}
 
 
@@ -75,7 +80,8 @@ def bench_model(model, a):
     cmd = [a.cpu_bench, "--models", model, "--serve", "--onnx-dir", a.work, "--out", os.path.join(a.work, f"{model}.ours.json"),
            "--runs", str(a.runs), "--warmup", str(a.warmup), "--search-s", str(a.search_s), "--ios-budget-ms", str(a.ios_budget_ms),
            "--ios-max-states", str(a.ios_max_states), "--ios-max-group-kernels", str(a.ios_max_group_kernels),
-           "--round-budget-ms", str(int(a.budget_ms)), "--configs", ",".join(a.configs), "--group-budget-ms", str(a.group_budget_ms)]
+           "--round-budget-ms", str(int(a.budget_ms)), "--configs", ",".join(a.configs), "--group-budget-ms", str(a.group_budget_ms),
+           "--placement-db", a.placement_db]
     if a.tuning_logs:
         log_path = a.tuning_logs.replace("{model}", model)
         if os.path.exists(log_path):
@@ -185,16 +191,24 @@ def ratio(a, b):
     return f"{b / a:.2f}x" if a and b else "—"
 
 
+def headline(ours):
+    """The configuration the main ratios compare the others with: the last one without ratio columns of its own."""
+    return [c for c in ours if c not in SIDE][-1]
+
+
 def markdown(results, env):
     ours = env["configs"]
-    head = ours[-1]  # the headline configuration: the ratios compare the others with it
+    head = headline(ours)
+    others = [c for c in ours if c != head and c not in SIDE]  # the side configurations' ratios are in their own columns
+    side = [(c, [o for o in SIDE[c] if o in ours + PEERS]) for c in ours if c in SIDE]
     lines = [f"# CPU benchmark, {env['date']}", "",
              f"- CPU: {env['cpu']} ({env.get('cpu_identity', '?')}), {env['cores']} cores (`/proc/cpuinfo`, `nproc`)",
              f"- oneDNN {env['onednn']} (ours), onnxruntime-node {env.get('ort', '?')}, PyTorch {env.get('torch', '?')} (Debian), {env['compiler']}",
              f"- Load: `uptime` before: {env['load_before']}; after: {env['load_after']}; highest 1-minute load after a round: {env['load_peak']:.1f}. {env['load_note']}",
              f"- Batch 1, the zoo's published resolution, random weights. {env['rounds']} interleaved rounds; per round each system "
              f"{env['runs']} timed runs (or {env['budget_ms']:.0f} ms, at least 5) after {env['warmup']} warm-up runs. Median of all samples, ms.",
-             f"- Searches: {'TASO and ' if 'taso+nimble' in ours else ''}AutoGraph a time limit of {env['search_s']:.0f} s each "
+             f"- Searches: {'TASO and ' if 'taso+nimble' in ours else ''}AutoGraph{' and AutoGraph + placement' if 'autograph+placement' in ours else ''} "
+             f"a time limit of {env['search_s']:.0f} s each "
              "(checked between steps: they run over it); "
              + (f"IOS capped to fit the run: at most {env['ios_r']} kernels per group (r), the cores' count of groups per stage (s), "
                 f"{env['ios_max_states']} DP states per block, each stage measured for ≤ {env['ios_budget_ms']:.0f} ms (at least 5 runs); "
@@ -206,21 +220,32 @@ def markdown(results, env):
              *([f"- {env['note']}"] if env.get("note") else []),
              *([f"- AutoGraph + DPOF + tuned: DPOF's group costs measured with {env['group_budget_ms']:.0f} ms of runs each; "
                 f"tuning logs: {env['tuning_logs'] or 'none (the untuned defaults)'}."] if "autograph+dpof" in ours else []),
+             *([f"- AutoGraph + placement: AutoGraph's search on `cpu::PlacingCpuRuntime<Backends<OneDnn, Blas, OwnKernels>>` "
+                "(the code path of `autograph optimize --runtime cpu --backends onednn,blas,own`, issue 17): every graph the search "
+                "measures is first placed on oneDNN, OpenBLAS's im2col path and our own kernels by Collage's op-level DP over group "
+                f"costs (each group timed for {env['group_budget_ms']:.0f} ms of runs once per machine, kept in the cost database "
+                f"`{os.path.basename(env.get('placement_db', '?'))}` of the work folder and reused), then measured placed; it runs "
+                "placed with the schedule its runtime chose by measuring, and its outputs are checked like every configuration's. "
+                "Its ratio columns compare the others with it, as the AutoGraph ones do; its notes give the nodes each backend runs."]
+              if "autograph+placement" in ours else []),
              *(["- PyTorch runs its own modules of each architecture (torchvision's vit_b_16/vit_l_16, benchmark/peers/detr_torch.py), "
                 "with PyTorch's random weights: checked by parameter count and output shapes, not values."] if env.get("torch_native") else []),
              "",
-             "| model | " + " | ".join(TITLES[c] for c in ours + PEERS) + f" | {TITLES[head]} vs " + " | vs ".join(TITLES[c] for c in ours[:-1] + PEERS) + " |",
-             "|---" * (1 + len(ours) + len(PEERS) + len(ours) - 1 + len(PEERS)) + "|"]
+             "| model | " + " | ".join(TITLES[c] for c in ours + PEERS) + f" | {TITLES[head]} vs " + " | vs ".join(TITLES[c] for c in others + PEERS)
+             + "".join(f" | {TITLES[c]} vs " + " | vs ".join(TITLES[o] for o in vs) for c, vs in side if vs) + " |",
+             "|---" * (1 + len(ours) + len(PEERS) + len(others) + len(PEERS) + sum(len(vs) for _, vs in side)) + "|"]
     for r in results:
         lat = {c: r["ours"][c]["median_ms"] for c in ours if c in r["ours"]}
         lat.update({s: v["median_ms"] for s, v in r["peers"].items()})
         ag = lat.get(head)
         cells = [f"{lat[c]:.2f}" if c in lat else "—" for c in ours + PEERS]
-        ratios = [ratio(ag, lat.get(c)) for c in ours[:-1] + PEERS]
+        ratios = [ratio(ag, lat.get(c)) for c in others + PEERS]
+        ratios += [ratio(lat.get(c), lat.get(o)) for c, vs in side for o in vs]
         lines.append(f"| {r['model']} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
-    searched = [c for c in ("ios", "taso+nimble", "autograph", "autograph+dpof") if c in ours]
+    searched = [c for c in ("ios", "taso+nimble", "autograph", "autograph+dpof", "autograph+placement") if c in ours]
     torch_check = "torch parameters (ours / PyTorch's)" if env.get("torch_native") else "torch vs ort"
-    lines += ["", f"Ratios are the other system's latency over {TITLES[head]}'s (> 1: {TITLES[head]} is faster).", "",
+    lines += ["", f"Ratios are the other system's latency over {TITLES[head]}'s (> 1: {TITLES[head]} is faster)"
+              + "".join(f"; in the {TITLES[c]} vs columns, over {TITLES[c]}'s" for c, vs in side if vs) + ".", "",
               f"| model | search s ({' / '.join(TITLES[c] for c in searched)}) | model s (all) | ort vs ours | {torch_check} | left out |",
               "|---|---|---|---|---|---|"]
     for r in results:
@@ -230,7 +255,8 @@ def markdown(results, env):
         tc = (f"{ch['torch_parameters'][0]:,} / {ch['torch_parameters'][1]:,}" if "torch_parameters" in ch else "—") if env.get("torch_native") else fmt("torch_vs_ort")
         errs = "; ".join(f"{k}: {v}" for k, v in r["errors"].items()) or "none"
         lines.append(f"| {r['model']} | {s} | {r['seconds']:.0f} | {fmt('ort_vs_ours')} | {tc} | {errs} |")
-    lines += ["", "Our configurations' notes (search stop reasons, IOS statistics, DPOF's fusions and the fused graph's check):", ""]
+    lines += ["", "Our configurations' notes (search stop reasons, IOS statistics, DPOF's fusions and the fused graph's check, "
+              "the placement's backends and cost database):", ""]
     for r in results:
         for c in ours:
             if c in r["ours"] and r["ours"][c].get("reference_kernels"):
@@ -260,13 +286,17 @@ def main():
     p.add_argument("--taso", default="")
     p.add_argument("--configs", default=",".join(OURS), help="our configurations (cpu_bench --configs); the last is the headline")
     p.add_argument("--tuning-logs", default="", help="autograph+dpof: the tuning log per model, {model} replaced by its name; missing: defaults")
-    p.add_argument("--group-budget-ms", type=float, default=20, help="autograph+dpof: timed runs per fusion group measurement")
+    p.add_argument("--group-budget-ms", type=float, default=20, help="autograph+dpof, autograph+placement: timed runs per group measurement")
+    p.add_argument("--placement-db", default="", help="autograph+placement: the placement's cost database (default: <work>/placement-costs.json, reused)")
     p.add_argument("--torch-native", action="store_true", help="PyTorch's own modules (torchvision ViTs, detr_torch.py) instead of our ONNX's translation")
     p.add_argument("--note", default="", help="a line for the results' header (e.g. why the run was reduced)")
     p.add_argument("--tolerance", type=float, default=1e-4)
     p.add_argument("--peer-timeout", type=float, default=300)
     a = p.parse_args()
     a.configs = [c for c in a.configs.split(",") if c]
+    if not [c for c in a.configs if c not in SIDE]:
+        p.error(f"--configs {','.join(a.configs)}: needs a configuration other than {', '.join(SIDE)} (the headline)")
+    a.placement_db = a.placement_db or os.path.join(a.work, "placement-costs.json")
     a.cores = len(os.sched_getaffinity(0))
     # Every libgomp process (ours, PyTorch; onnxruntime has its own thread pool) spins briefly
     # before its idle threads sleep, as the autograph tool does (include/autograph/cpu/openmp_wait.hpp):
@@ -293,7 +323,7 @@ def main():
                               "OpenMP teams, onnxruntime's pool) as well as other processes; the rounds interleave the systems so "
                               "that any outside load falls on all of them alike.") if high else "The machine was otherwise quiet.",
                 "rounds": a.rounds, "runs": a.runs, "warmup": a.warmup, "budget_ms": a.budget_ms, "search_s": a.search_s,
-                "configs": a.configs, "tuning_logs": a.tuning_logs, "group_budget_ms": a.group_budget_ms, "torch_native": a.torch_native,
+                "configs": a.configs, "tuning_logs": a.tuning_logs, "group_budget_ms": a.group_budget_ms, "placement_db": a.placement_db, "torch_native": a.torch_native,
                 "note": a.note, "ios_budget_ms": a.ios_budget_ms, "ios_max_states": a.ios_max_states, "ios_r": a.ios_max_group_kernels, "taso": a.taso or "built-in only",
                 "seconds": time.time() - t0, "python": platform.python_version(), "cpu_identity": cpu_identity(),
                 "omp_wait": (f"OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}" if "OMP_WAIT_POLICY" in os.environ else "")

@@ -32,6 +32,15 @@
 
 namespace autograph::cpu {
 
+/// Which of a graph's 4-D boundary values may be channels-last (LowerOptions::boundary). A graph
+/// timed as a part of a model (a placement group, cpu/backends/place.hpp) sees its inputs and
+/// outputs as its neighbours there leave them: channels-last between kernels that keep it.
+/// run() copies plain data in and out, so a graph lowered with either set is for timing only.
+struct BoundaryChannelsLast {
+  bool inputs = false;   // a 4-D graph input every reader takes channels-last is channels-last
+  bool outputs = false;  // a 4-D graph output whose producer gives channels-last is channels-last
+};
+
 struct LowerOptions {
   /// Seed for weights that have only a shape (search candidates being timed); unset: such a
   /// weight is an error, as in the reference executor.
@@ -40,6 +49,8 @@ struct LowerOptions {
   /// convolutions run oneDNN's direct kernels without reordering their input and output on
   /// every run (ResNet-50 on 2 AVX-512 cores: see README). Off: every tensor plain.
   bool channels_last = true;
+  /// With channels_last: the graph's inputs and outputs too (timing only, see BoundaryChannelsLast).
+  BoundaryChannelsLast boundary = {};
 };
 
 namespace detail {
@@ -73,18 +84,22 @@ void prepare_reference(Op const& op, Preparation& p) {
 }  // namespace detail
 
 /// Gives channels-last to every 4-D buffer whose producer writes it that way and whose every
-/// reader, a kernel, reads it that way; graph outputs, views and their parents stay plain.
-inline void choose_channels_last(CpuGraph& g) {
+/// reader, a kernel, reads it that way; graph inputs and outputs, views and their parents stay
+/// plain (but the boundary values `boundary` names).
+inline void choose_channels_last(CpuGraph& g, BoundaryChannelsLast boundary = {}) {
   std::vector<char> ok(g.values.size(), 0);
   for (std::size_t v = 0; v < g.values.size(); ++v) {
     auto const& pv = g.values[v];
     CpuGraph::Node const* producer = pv.kind == PlannedValue::Kind::buffer ? g.node(pv.producer) : nullptr;
-    ok[v] = producer && producer->gives_channels_last && pv.desc.shape.rank() == 4 && pv.parent == PlannedValue::npos;
+    bool written = producer && producer->gives_channels_last;
+    bool input = boundary.inputs && pv.kind == PlannedValue::Kind::input;
+    ok[v] = (written || input) && pv.desc.shape.rank() == 4 && pv.parent == PlannedValue::npos;
   }
   for (auto const& n : g.nodes)
     for (std::size_t i = 0; i < n.inputs.size(); ++i)
       if (!n.kernel || i >= n.takes_channels_last.size() || !n.takes_channels_last[i]) ok[n.inputs[i]] = 0;
-  for (auto v : g.outputs) ok[v] = 0;
+  if (!boundary.outputs)
+    for (auto v : g.outputs) ok[v] = 0;
   g.layouts.assign(g.values.size(), Layout::plain);
   for (std::size_t v = 0; v < g.values.size(); ++v)
     if (ok[v]) g.layouts[v] = Layout::channels_last;
@@ -174,7 +189,7 @@ std::shared_ptr<CpuGraph const> lower(Graph<Set> const& g, LowerOptions const& o
   cg->set_preds(dag);
   cg->set_outputs(g.outputs());
   check_planned_graph(*cg, dag);
-  if (options.channels_last) choose_channels_last(*cg);
+  if (options.channels_last) choose_channels_last(*cg, options.boundary);
   else cg->layouts.assign(cg->values.size(), Layout::plain);
   return cg;
 }

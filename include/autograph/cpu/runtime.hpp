@@ -218,6 +218,14 @@ class BasicCpuRuntime {
     Stopwatch w(*meter_);
     return prepare(g).measure(s);
   }
+  /// measure(g, s) with the 4-D inputs and outputs `boundary` names channels-last where the
+  /// kernels reading and writing them take it: `g` timed as a part of a model whose other kernels
+  /// keep channels-last (placement groups, cpu/backends/place.hpp). Timing only (BoundaryChannelsLast).
+  template <class Set>
+  double measure(Graph<Set> const& g, Schedule const& s, BoundaryChannelsLast boundary) {
+    Stopwatch w(*meter_);
+    return PreparedCpuGraph(lowered(g, boundary), options_).measure(s);
+  }
   /// Whether `challenger` runs faster than `incumbent` beyond noise (runtime/noise.hpp): each
   /// prepared under its plan, then timed in alternating blocks of 5 runs until the verdict is
   /// settled or each has `runs` samples. A graph that fails to run counts as infinitely slow.
@@ -319,8 +327,8 @@ class BasicCpuRuntime {
 
   bool past_deadline() const { return Clock::now() >= deadline_; }
   template <class Set>
-  std::shared_ptr<CpuGraph const> lowered(Graph<Set> const& g) const {
-    return lower(g, LowerOptions{.random_weights = options_.weight_seed, .channels_last = options_.channels_last});
+  std::shared_ptr<CpuGraph const> lowered(Graph<Set> const& g, BoundaryChannelsLast boundary = {}) const {
+    return lower(g, LowerOptions{.random_weights = options_.weight_seed, .channels_last = options_.channels_last, .boundary = boundary});
   }
   /// An executable of `s` with the measuring inputs written, warmed up.
   CpuExecutable ready(std::shared_ptr<CpuGraph const> graph, Schedule const& s) const {
