@@ -21,10 +21,11 @@
 //     per-op efficiency). Tiles beyond one full device run in whole waves: a GEMM of 1.1
 //     waves of tiles takes two, its last wave leaving most SMs idle (wave quantization,
 //     NVIDIA's "Matrix Multiplication Background User's Guide", Deep Learning Performance
-//     docs), so its work is counted on ceil(tiles / slots) full waves. For a MatMul whose output has too few tiles to fill the device, K
-//     is split s ways (s a power of 2, at least 32 of K per split: one k-step of a tile) so
-//     that s times as many tiles run, and the s partial outputs are written and read back by
-//     a reduction (cuBLAS's split-K GEMMs and their splitKreduce_kernel). cuDNN's forward
+//     docs), so its work is counted on ceil(tiles / slots) full waves. For a MatMul whose
+//     output has too few tiles to fill the device, K is split s ways (s a power of 2, at
+//     least 32 of K per split: one k-step of a tile) so that s times as many tiles run, and
+//     the s partial outputs are written and read back by a reduction (cuBLAS's split-K GEMMs
+//     and their splitKreduce_kernel). cuDNN's forward
 //     convolution kernels of the versions the published measurements used (the
 //     scudnn_128x{128,64,32} implicit-GEMM family) do not split K: a batch-1 convolution with
 //     few output tiles leaves most of the device idle, which is why the papers find
@@ -40,8 +41,8 @@
 //     transforms and the 16 GEMMs as kernels of their own), so one thread block computes all
 //     16 points of its tiles: the output transform of a 2x2 tile reads all 16. Its blocks are
 //     therefore 16 times fewer than 16 separately tiled GEMMs would have. The public fused
-//     kernel of that design (Nervana's neon, winograd_2x2_3x3_32x32, which Lavin and Gray's
-//     paper benchmarks; neon/backends/winograd_conv.py) gives each 256-thread block 32 output
+//     kernel of that design (winograd_2x2_3x3_32x32 in Nervana's neon, the library of Lavin
+//     and Gray's own GPU kernels; neon/backends/winograd_conv.py) gives each 256-thread block 32 output
 //     channels by 32 tiles (at batch 1, a 4x8 block of neighbouring 2x2 tiles; at batch 32,
 //     one tile of 32 images): ceil(K/32) x ceil(N*tiles/32) blocks. A batch-1 convolution on a
 //     small map has few: ResNet-34's 7x7x512 stage has 16, on any GPU, and each computes
