@@ -232,8 +232,10 @@ class RooflineCost {
 
   /// Wave quantization: the factor by which `blocks` thread blocks, more than the `slots` the
   /// device holds at once, take longer than their share of the device (whole waves over
-  /// blocks / slots). At most one wave: 1 (the blocks run side by side).
-  static double in_waves(double blocks, double slots) { return blocks <= slots ? 1.0 : std::ceil(blocks / slots) * slots / blocks; }
+  /// blocks / slots). At most one wave, or a description without SMs: 1.
+  static double in_waves(double blocks, double slots) {
+    return blocks <= slots || slots <= 0 ? 1.0 : std::ceil(blocks / slots) * slots / blocks;
+  }
 
   /// The fastest of the GEMM kernels for its shape (the header comment lists them).
   static Gemm fastest_gemm(DeviceSpec const& d, double batch, double m, double n, double k, bool f16, double bytes, bool split_k) {
