@@ -18,10 +18,14 @@
 //   - tiled: implicit GEMM on tensor cores (TF32 for float32 where the device has it, FP16 for
 //     float16), 64x64 output tiles, two tiles resident per SM. Flops are counted on the
 //     tile-padded problem, so a 289-row GEMM pays for 320 rows (tile quantisation is the
-//     per-op efficiency). For a MatMul whose output has too few tiles to fill the device, K
-//     is split s ways (s a power of 2, at least 32 of K per split: one k-step of a tile) so
-//     that s times as many tiles run, and the s partial outputs are written and read back by
-//     a reduction (cuBLAS's split-K GEMMs and their splitKreduce_kernel). cuDNN's forward
+//     per-op efficiency). Tiles beyond one full device run in whole waves: a GEMM of 1.1
+//     waves of tiles takes two, its last wave leaving most SMs idle (wave quantization,
+//     NVIDIA's "Matrix Multiplication Background User's Guide", Deep Learning Performance
+//     docs), so its work is counted on ceil(tiles / slots) full waves. For a MatMul whose
+//     output has too few tiles to fill the device, K is split s ways (s a power of 2, at
+//     least 32 of K per split: one k-step of a tile) so that s times as many tiles run, and
+//     the s partial outputs are written and read back by a reduction (cuBLAS's split-K GEMMs
+//     and their splitKreduce_kernel). cuDNN's forward
 //     convolution kernels of the versions the published measurements used (the
 //     scudnn_128x{128,64,32} implicit-GEMM family) do not split K: a batch-1 convolution with
 //     few output tiles leaves most of the device idle, which is why the papers find
@@ -32,7 +36,18 @@
 //   - Winograd F(2x2, 3x3) for undilated 3x3 stride-1 convolutions of one group (cuDNN's
 //     CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD, FP32 on CUDA cores, transforms fused in the
 //     kernel): 16 GEMMs, one per point of the transformed 4x4 tile, each with a row per 2x2
-//     output tile: 16/36 of the direct method's multiplies (Lavin and Gray, 2016).
+//     output tile: 16/36 of the direct method's multiplies (Lavin and Gray, 2016). The kernel
+//     is fused (cuDNN's documentation sets it apart from WINOGRAD_NONFUSED, which runs the
+//     transforms and the 16 GEMMs as kernels of their own), so one thread block computes all
+//     16 points of its tiles: the output transform of a 2x2 tile reads all 16. Its blocks are
+//     therefore 16 times fewer than 16 separately tiled GEMMs would have. The public fused
+//     kernel of that design (winograd_2x2_3x3_32x32 in Nervana's neon, the library of Lavin
+//     and Gray's own GPU kernels; neon/backends/winograd_conv.py) gives each 256-thread block 32 output
+//     channels by 32 tiles (at batch 1, a 4x8 block of neighbouring 2x2 tiles; at batch 32,
+//     one tile of 32 images): ceil(K/32) x ceil(N*tiles/32) blocks. A batch-1 convolution on a
+//     small map has few: ResNet-34's 7x7x512 stage has 16, on any GPU, and each computes
+//     16 x 32 x 32 x C multiply-adds on its share of an SM (two blocks per SM, as the tiles
+//     above). The device's SM count decides how much of it that leaves idle.
 // - FusedAttention: a FlashAttention kernel, its products on the matrix units, the softmax on
 //   CUDA cores, one thread block per 64 query rows; the scores never reach DRAM.
 // - depthwise convolutions: one thread per output element, at the rate cuDNN's depthwise
@@ -100,8 +115,8 @@ class RooflineCost {
         bool winograd = groups == 1 && w[2] == 3 && w[3] == 3 && conv->stride == std::array<std::int64_t, 2>{1, 1} &&
                         conv->dilation == std::array<std::int64_t, 2>{1, 1};
         if (winograd) {
-          double tiles = static_cast<double>(y[0]) * std::ceil(static_cast<double>(y[2]) / 2) * std::ceil(static_cast<double>(y[3]) / 2);
-          Gemm wino = tiled_gemm(d, 16, tiles, k_per_group, c_per_group, d.fp32_per_us(), element, bytes, false);
+          Gemm wino = fused_winograd(d, static_cast<double>(y[0]) * std::ceil(static_cast<double>(y[2]) / 2) * std::ceil(static_cast<double>(y[3]) / 2),
+                                     k_per_group, c_per_group, element, bytes);
           if (wino.work_us(d) < best.work_us(d)) best = wino;
         }
         return finish(d, best.flops, best.bytes, best.rate, best.fill, best.in_flight);
@@ -194,7 +209,7 @@ class RooflineCost {
     double flops = 2 * tiles * tile * tile * k;  // the padded problem the tensor cores actually compute
     auto way = [&](double parts, double extra_bytes) {
       double running = std::min(tiles * parts, slots);
-      return Gemm{flops, bytes + extra_bytes, rate, tiles * parts / slots, running * tile_in_flight(element)};
+      return Gemm{flops * in_waves(tiles * parts, slots), bytes + extra_bytes, rate, tiles * parts / slots, running * tile_in_flight(element)};
     };
     Gemm best = way(1, 0);
     for (double s = 2; split_k && k / s >= min_split_k && tiles * s / 2 < slots; s *= 2) {
@@ -203,6 +218,23 @@ class RooflineCost {
       if (split.work_us(d) < best.work_us(d)) best = split;
     }
     return best;
+  }
+
+  /// cuDNN's fused Winograd F(2x2, 3x3) kernel over `tiles` 2x2 output tiles (all images),
+  /// `k` output and `c` input channels, on CUDA cores: each thread block computes the 16
+  /// transformed points of its 32 tiles x 32 output channels (the header comment says why).
+  static Gemm fused_winograd(DeviceSpec const& d, double tiles, double k, double c, double element, double bytes) {
+    double blocks = std::ceil(tiles / winograd_block) * std::ceil(k / winograd_block);
+    double flops = 2 * blocks * winograd_points * winograd_block * winograd_block * c;  // padded to whole blocks
+    double slots = tiles_per_sm * d.sm_count;
+    return Gemm{flops * in_waves(blocks, slots), bytes, d.fp32_per_us(), blocks / slots, std::min(blocks, slots) * tile_in_flight(element)};
+  }
+
+  /// Wave quantization: the factor by which `blocks` thread blocks, more than the `slots` the
+  /// device holds at once, take longer than their share of the device (whole waves over
+  /// blocks / slots). At most one wave, or a description without SMs: 1.
+  static double in_waves(double blocks, double slots) {
+    return blocks <= slots || slots <= 0 ? 1.0 : std::ceil(blocks / slots) * slots / blocks;
   }
 
   /// The fastest of the GEMM kernels for its shape (the header comment lists them).
@@ -221,6 +253,8 @@ class RooflineCost {
   static constexpr double pipeline_stages = 4;   // stages a tile keeps in flight
   static constexpr double min_split_k = k_step;  // K per split: one k-step of a tile
   static constexpr double gemv_max = 8;      // M or N at most this: a matrix-vector kernel
+  static constexpr double winograd_block = 32;   // output channels and 2x2 tiles per fused Winograd block
+  static constexpr double winograd_points = 16;  // F(2x2, 3x3): a 4x4 transformed tile
 
   DeviceSpec device_;
   std::shared_ptr<detail::SignatureCache> cache_;
