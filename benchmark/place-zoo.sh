@@ -48,6 +48,10 @@ for m in $("$tool" models --json | python3 -c 'import json, sys; print(" ".join(
   [ -n "${size[$m]+x}" ] || [ -n "${skipped[$m]+x}" ] || { echo "place-zoo: zoo model $m is neither run nor skipped here" >&2; exit 1; }
 done
 if [ -n "${1:-}" ]; then IFS=, read -r -a order <<<"$1"; fi
+# Every name is checked before the first model runs: a misspelt last name must not cost the run.
+for m in "${order[@]}"; do
+  [ -n "${size[$m]+x}" ] || { echo "place-zoo: $m is not one of the models this script runs (${!size[*]})" >&2; exit 1; }
+done
 
 day=$(date -u +%Y-%m-%d)
 out=$root/benchmark/results/place-zoo-$day${SUFFIX:-}.md
@@ -59,7 +63,6 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 code=$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- include src tools || echo "+uncommitted changes")
 rows=()
 for m in "${order[@]}"; do
-  [ -n "${size[$m]+x}" ] || { echo "place-zoo: $m is not one of the models this script runs" >&2; exit 1; }
   echo "place-zoo: $m ${size[$m]}" >&2
   t0=$(date +%s)
   set +e
