@@ -239,7 +239,7 @@ class ModelBench {
     auto const& plan = report.autograph_plan;
     std::string note = b.stop_reason + "; " + std::to_string(b.rewrites.size()) + " rules applied; search-measured " + std::to_string(b.latency_ms) +
                        " ms (the model placed without rewrites: " + std::to_string(model_placed.latency_ms) + " ms); backends (operator nodes): " +
-                       backend_counts(report.autograph_backends) + " (the model placed: " + backend_counts(report.placement_backends) + "); placing " +
+                       cpu::nodes_per_backend(report.autograph_backends) + " (the model placed: " + cpu::nodes_per_backend(report.placement_backends) + "); placing " +
                        std::to_string(report.graphs_placed) + " graphs took " + std::to_string(report.placing_seconds) + " s, " +
                        std::to_string(report.groups_measured) + " groups measured (the database knows " + std::to_string(report.database_entries) +
                        "); measuring " + std::to_string(report.measuring_seconds) + " s";
@@ -247,16 +247,6 @@ class ModelBench {
       note += "; " + plan.scheduled.policy + " schedule chosen (" + std::to_string(plan.chosen_ms) + " ms against " + std::to_string(plan.other_ms) +
               " ms with " + plan.other + "'s)";
     add(b.name, plan.scheduled, b.search_seconds, note, b.verification.ran && !b.rewrites.empty() ? b.verification.max_rel_error : -1);
-  }
-
-  /// "onednn 40, own 12": operator nodes per backend, from a by-node list of backend names.
-  static std::string backend_counts(std::vector<std::string> const& by_node) {
-    std::map<std::string, std::size_t> n;
-    for (auto const& b : by_node)
-      if (!b.empty()) ++n[b];
-    std::string s;
-    for (auto const& [b, k] : n) s += (s.empty() ? "" : ", ") + b + " " + std::to_string(k);
-    return s.empty() ? "-" : s;
   }
 
  public:

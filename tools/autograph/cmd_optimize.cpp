@@ -126,16 +126,6 @@ std::vector<std::string> parse_configs(std::string const& text) {
   return out;
 }
 
-/// "onednn 40, own 12": operator nodes per backend, from a by-node list of backend names.
-std::string ops_per_backend(std::vector<std::string> const& by_node) {
-  std::map<std::string, std::size_t> n;
-  for (auto const& b : by_node)
-    if (!b.empty()) ++n[b];
-  std::string s;
-  for (auto const& [b, k] : n) s += (s.empty() ? "" : ", ") + b + " " + std::to_string(k);
-  return s.empty() ? "-" : s;
-}
-
 std::string rewrites_text(std::map<std::string, std::size_t> const& r) {
   std::string s;
   for (auto const& [rule, n] : r) s += (s.empty() ? "" : ", ") + rule + " x" + std::to_string(n);
@@ -360,7 +350,7 @@ int run(OptimizeOptions const& o) {
   if (placed_report) {
     auto const& pr = *placed_report;
     std::printf("placement (%s) on %s: %s; autograph+placement: %s\n", o.backends->c_str(), o.db.c_str(),
-                ops_per_backend(pr.placement_backends).c_str(), ops_per_backend(pr.autograph_backends).c_str());
+                cpu::nodes_per_backend(pr.placement_backends).c_str(), cpu::nodes_per_backend(pr.autograph_backends).c_str());
     std::printf("placing %zu graphs took %.3f s (candidates and DP), %zu groups measured (the database knows %zu for this machine)\n",
                 pr.graphs_placed, pr.placing_seconds, pr.groups_measured, pr.database_entries);
     auto const& plan = pr.autograph_plan;

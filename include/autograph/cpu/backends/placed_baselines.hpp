@@ -9,6 +9,8 @@
 //   autograph+placement  AutoGraph's search, every candidate measured placed
 //
 // The Optimizer over this runtime is compiled once in autograph_cpu (src/cpu/placed_baselines.cpp).
+#include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,18 @@ struct PlacedBaselineReport {
   std::vector<std::string> autograph_backends;   // by node id of results[1].graph
   CpuPlan<PlacedOps> autograph_plan;             // the schedule AutoGraph's placed graph runs with
 };
+
+/// "onednn 40, own 12": operator nodes per backend, from a by-node list of backend names (a
+/// report's placement_backends or autograph_backends; "" for a node no backend runs); "-" when
+/// none. How `optimize --backends` and the CPU benchmark's notes say who runs what.
+inline std::string nodes_per_backend(std::vector<std::string> const& by_node) {
+  std::map<std::string, std::size_t> n;
+  for (auto const& b : by_node)
+    if (!b.empty()) ++n[b];
+  std::string s;
+  for (auto const& [b, k] : n) s += (s.empty() ? "" : ", ") + b + " " + std::to_string(k);
+  return s.empty() ? "-" : s;
+}
 
 /// The two configurations above on `g` (weights with data when verifying), results in that
 /// order. `opt.configurations` is not read; its verification, seed and time limit are.
