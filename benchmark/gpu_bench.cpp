@@ -17,6 +17,9 @@
 //             [--no-search] [--no-ios] [--ios-max-states N] [--ios-max-group-kernels R]
 //             [--calibrate] [--cost-table FILE] [--profiles FILE] [--label TEXT]
 //
+// A model named "NAME+fused" is NAME with rules::TransformerFusion applied greedily (the fused
+// transformer kernels), so "vit_b_16,vit_b_16+fused" measures them against the unfused ops.
+//
 // --profiles FILE writes each model's profile (cuda/profiler.hpp: every kernel signature's
 // marginal time and how many nodes of the model have it), keyed by model, so a model's kernel
 // time can be split by operator type.
@@ -49,7 +52,9 @@
 #include "autograph/cuda/runtime.hpp"
 #include "autograph/graph/stats.hpp"
 #include "autograph/models/zoo.hpp"
+#include "autograph/rules/apply_greedily.hpp"
 #include "autograph/rules/library/default.hpp"
+#include "autograph/rules/transformer_fusion_engine.hpp"
 #include "autograph/runtime/simulated_runtime.hpp"
 #include "autograph/schedule/ios.hpp"
 #include "autograph/schedule/nimble.hpp"
@@ -213,8 +218,13 @@ int main(int argc, char** argv) {
   std::vector<cuda::Workload<BuiltinOps>> candidates;
   std::map<std::string, double> candidate_ms;
   for (auto const& name : args.models) {
-    models::ModelInfo const& info = models::model_info(name);
+    // "vit_b_16+fused": the model with rules::TransformerFusion applied greedily (FusedAttention,
+    // MatMul + bias + GELU, AddLayerNorm: the CUDA kernels of issue 18), beside the plain model.
+    bool fused = name.ends_with("+fused");
+    std::string base = fused ? name.substr(0, name.size() - 6) : name;
+    models::ModelInfo const& info = models::model_info(base);
     Graph<> g = info.build({.batch = 1});
+    if (fused) g = rules::apply_greedily(g, rules::TransformerFusionEngine{}).graph;
     std::cerr << "[gpu_bench] " << name << ": " << graph_stats(g).operators << " operators\n";
     auto& row = results[name];
     auto keep = [&](std::string const& config, Graph<> const& graph, Schedule const& s, Result r) {
