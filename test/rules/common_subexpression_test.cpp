@@ -72,3 +72,14 @@ TEST(CommonSubexpression, WhatDiffersStays) {
   EXPECT_EQ(r.total_applications(), 1u);
   EXPECT_EQ(r.graph.num_nodes(), g.num_nodes() - 1);
 }
+
+TEST(CommonSubexpression, EveryOutputOfAMultiOutputOpMapsToTheKeptOne) {
+  GraphBuilder<> b;
+  auto x = b.input("x", {2, 6});
+  auto s1 = b.split(x, 1, {2, 4}), s2 = b.split(x, 1, {2, 4});
+  Graph<> g = std::move(b).build({b.relu(s1[1]), b.sigmoid(s2[0]), b.relu(s2[1])});
+  auto r = eliminate(g);
+  EXPECT_EQ(r.total_applications(), 2u);  // the splits, then the two ReLUs of one piece
+  EXPECT_TRUE(structurally_equal(r.graph, graph_literal("relu(split<1,2,4>(x:2x6)#1), sigmoid(split<1,2,4>(x:2x6)#0), relu(split<1,2,4>(x:2x6)#1)")))
+      << to_literal(r.graph);
+}
