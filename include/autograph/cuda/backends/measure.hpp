@@ -33,7 +33,7 @@ inline GroupPricing measured_pricing(CudaGraphRuntime& gpu, placement::CostDatab
                                      std::function<void(placement::CostProgress const&)> progress = {}) {
   return {"measured on " + gpu.device().info().name,
           [&gpu, copies](AnyOp const& node, std::vector<TensorDesc> const& in) {
-            return measure_signature<PlacedOps>(node, std::span<TensorDesc const>(in), gpu, {.copies = copies});
+            return measure_signature<PlacedOps>(node, std::span<TensorDesc const>(in), gpu, {.copies = copies, .device_key = {}});
           },
           &db, std::move(progress)};
 }
