@@ -12,13 +12,18 @@
 //                        measured whole, offloading groups to cuDNN, within --graph-budget seconds;
 //                        kept only when faster than the guarded placement beyond noise
 //
+//   autograph, placed   with --autograph S: AutoGraph's search (S seconds, MixedCriticalPath<0.25>, top
+//                        candidates verified on this GPU, unplaced) then the op-level placement of
+//                        its graph, kept only when faster than the guarded placement beyond noise.
+//                        A sequence, not the joint search the CPU's PlacingCpuRuntime runs.
+//
 // with search times, groups measured, and which backend won where (depthwise and pointwise
-// convolutions, elementwise chains). AutoGraph + placement is not run here (see the README).
+// convolutions, elementwise chains).
 // Latencies: the median of --repeats timings, each the mean of the runtime's 50 back-to-back
 // replays under Nimble's streams.
 //
 //   gpu_place [--models a,b] [--resolution N] [--db FILE] [--graph-budget S] [--rounds N]
-//             [--repeats N] [--copies N] [--fp32]
+//             [--repeats N] [--copies N] [--fp32] [--autograph S]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -29,9 +34,12 @@
 #include <string>
 #include <vector>
 
+#include "autograph/cost/policy.hpp"
 #include "autograph/cuda/backends/measure.hpp"
 #include "autograph/models/zoo.hpp"
+#include "autograph/rules/library/default.hpp"
 #include "autograph/schedule/nimble.hpp"
+#include "autograph/search/optimizer.hpp"
 
 namespace {
 
@@ -45,11 +53,12 @@ struct Args {
   double graph_budget = 8;
   int rounds = 5, repeats = 5, copies = 5;
   bool tf32 = true;
+  double autograph = 0;  // seconds of AutoGraph's search before placing its graph; 0: not run
 };
 
 [[noreturn]] void usage(std::string const& why) {
   std::cerr << "gpu_place: " << why << "\n"
-            << "usage: gpu_place [--models a,b] [--resolution N] [--db FILE] [--graph-budget S] [--rounds N] [--repeats N] [--copies N] [--fp32]\n";
+            << "usage: gpu_place [--models a,b] [--resolution N] [--db FILE] [--graph-budget S] [--rounds N] [--repeats N] [--copies N] [--fp32] [--autograph S]\n";
   std::exit(2);
 }
 
@@ -73,12 +82,19 @@ Args parse(int argc, char** argv) {
     else if (k == "--repeats") a.repeats = std::stoi(value());
     else if (k == "--copies") a.copies = std::stoi(value());
     else if (k == "--fp32") a.tf32 = false;
+    else if (k == "--autograph") a.autograph = std::stod(value());
     else if (k == "--place") continue;  // accepted for the command the issue names (gpu_bench --place)
     else usage("unknown option " + k);
   }
   if (a.models.empty()) usage("--models names no model");
   if (a.rounds < 2 || a.repeats < 1 || a.copies < 2) usage("--rounds must be >= 2, --repeats >= 1, --copies >= 2");
-  for (auto const& m : a.models) (void)models::model_info(m);  // every name checked before the GPU is touched
+  for (auto const& m : a.models) {  // every name checked before the GPU is touched
+    try {
+      (void)models::model_info(m);
+    } catch (Error const& e) {
+      usage(e.what());
+    }
+  }
   return a;
 }
 
@@ -182,6 +198,20 @@ void run_model(Args const& a, std::string const& name, cuda::CudaGraphRuntime& g
                   gl.search.digits, gl.search.measured, gl.search.generations, gl.search.best_measured, s);
     line(name, "graph-level placement", median_ms(gpu, gl.graph, a.repeats), base, rest);
     for (auto const& d : gl.search.decisions) std::printf("%-16s   graph-level choice: %s\n", name.c_str(), d.describe().c_str());
+  }
+  if (a.autograph > 0) {
+    auto t = Clock::now();
+    Optimizer<Graph<>, rules::Default, MixedCriticalPath<0.25>, cuda::CudaGraphRuntime> opt(gpu, OptimizerOptions{.time_limit_s = a.autograph});
+    auto best = opt.optimize(g);
+    double search_s = seconds_since(t);
+    auto placed = cuda::place(cuda::AllBackends{}, best.graph, pricing);
+    placed.label = "autograph, placed";
+    auto c = cuda::compare(gpu, guarded.kept.graph, placed.graph, a.rounds);
+    char rest[240];
+    std::snprintf(rest, sizeof rest, "AutoGraph %.1f s (%s), %zu groups measured; %s against %.4f ms for the guarded placement: %s", search_s,
+                  best.stop.describe().c_str(), placed.costs.measured, c.faster ? "faster beyond noise" : "not faster beyond noise", c.incumbent_ms,
+                  c.faster ? "kept" : "not kept");
+    line(name, "autograph, then op-level placement", c.challenger_ms, base, rest);
   }
   std::printf("%-16s   %zu new groups in the cost database; model done in %.1f s\n", name.c_str(), db.size() - measured_before, seconds_since(t_model));
   std::fflush(stdout);

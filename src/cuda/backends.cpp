@@ -65,8 +65,14 @@ std::optional<AnyOp> CublasLt::as_op(Graph<BuiltinOps> const& group) const { ret
 void CublasLt::lower(Graph<BuiltinOps> const& group, Lowering& l) const {
   if (auto op = as_op(group)) return lower_builtin(*op, l);
   auto ops = group_ops(group);
-  if (ops.size() != 1 || !pointwise_conv(group, ops[0])) l.reject("cuBLASLt runs a matrix product or a pointwise convolution, not this group");
-  Conv2D const& conv = *group[ops[0]].op.get_if<Conv2D>();
+  bool with_relu = ops.size() == 2 && group[ops[1]].op.is<Relu>();
+  if (ops.empty() || ops.size() > 2 || !pointwise_conv(group, ops[0]) || (ops.size() == 2 && !with_relu))
+    l.reject("cuBLASLt runs a matrix product or a pointwise convolution (with a following ReLU), not this group");
+  Conv2D conv = *group[ops[0]].op.get_if<Conv2D>();
+  if (with_relu) {
+    if (conv.act != Activation::none) l.reject("a pointwise convolution with an activation of its own, then a ReLU");
+    conv.act = Activation::relu;
+  }
   Shape const& x = l.inputs()[0].shape;
   Shape const& y = l.outputs()[0].shape;
   bool bias = l.inputs().size() == 3;

@@ -109,6 +109,25 @@ TEST(RecordingPlaced, AnElementwiseChainIsOneKernelAndAPointwiseConvOnCublasLtOn
   EXPECT_EQ(other_kernels, 1u) << "the bias and ReLU after the pointwise GEMM: one bias_activation kernel";
 }
 
+TEST(RecordingPlaced, APointwiseConvAndItsReluOnCublasLtAreOneMatmulWithTheReluInItsEpilogue) {
+  Net n;
+  NodeId pw = n.g.add(Conv2D{}, {n.input({1, 8, 10, 10}), n.weight({12, 8, 1, 1})});
+  Graph<> g = n.done({n.op(Relu{}, {Value{pw, 0}})});
+  auto placed = place(AllBackends{}, g, h200(), {.alone = "cublaslt"});
+  ASSERT_EQ(placed.placement.groups.size(), 1u);
+  EXPECT_EQ(placed.placement.groups[0].pattern, "pointwise-conv-gemm");
+  auto report = record(placed.graph);
+  EXPECT_TRUE(report.ok()) << report.to_string();
+  std::size_t matmuls = 0, kernels = 0;
+  for (auto const& [node, calls] : captured_work_by_node())
+    for (auto const& c : calls) {
+      matmuls += c.kind == Kind::library && contains(c.name, "cublasLtMatmul");
+      kernels += c.kind == Kind::kernel;
+    }
+  EXPECT_EQ(matmuls, 1u);
+  EXPECT_EQ(kernels, 0u) << "no bias: the ReLU runs in cuBLASLt's epilogue";
+}
+
 TEST(RecordingPlaced, APlacedNasnetMobileCapturesLegallyAndRaceFree) {
   Graph<> g = models::build("nasnet_a_mobile", {.batch = 1, .resolution = 64, .weight_seed = 1});
   for (auto const& s : single_backends(AllBackends{})) {

@@ -6,7 +6,7 @@
 // y[K, H*W] = w[K, C] x[C, H*W], one strided batched call over the images with the weight
 // shared (stride 0); its bias (one per output channel, a row of y, which cuBLASLt's bias
 // epilogue — one per column — cannot take) and activation run in the bias_activation kernel
-// after it, a ReLU without a bias in the epilogue. That competes with cuDNN on the same
+// after it, a ReLU without a bias in the epilogue (a Relu node after the convolution is fused the same way). That competes with cuDNN on the same
 // convolutions (NASNet-A and Inception-v3 have many pointwise ones).
 #include <optional>
 
@@ -34,10 +34,19 @@ struct CublasLt {
               return matmul_without_act(g[a].op) && g[b].op.template is<Relu>() && placement::reads(g, b, a) && placement::escaping_nodes(g, group) == 1;
             },
         .max_size = 2});
-    spec.add(placement::PatternRule<Set>{.name = "pointwise-conv-gemm",
-                                         .valid_op = [](Graph<Set> const& g, NodeId n) { return pointwise_conv(g, n); },
-                                         .fusion = [](Graph<Set> const&, std::span<NodeId const>) { return true; },
-                                         .max_size = 1});
+    // A pointwise convolution, or one without an activation followed by the ReLU that alone reads it.
+    spec.add(placement::PatternRule<Set>{
+        .name = "pointwise-conv-gemm",
+        .valid_op = [](Graph<Set> const& g, NodeId n) { return pointwise_conv(g, n) || g[n].op.template is<Relu>(); },
+        .fusion =
+            [](Graph<Set> const& g, std::span<NodeId const> group) {
+              if (group.size() == 1) return pointwise_conv(g, group[0]);
+              NodeId a = group[0], b = group[1];
+              if (!pointwise_conv(g, a)) std::swap(a, b);
+              return pointwise_conv(g, a) && g[a].op.template get_if<Conv2D>()->act == Activation::none && g[b].op.template is<Relu>() &&
+                     placement::reads(g, b, a) && placement::escaping_nodes(g, group) == 1;
+            },
+        .max_size = 2});
   }
   /// A pointwise convolution needs its sizes in cuBLASLt's ranges (32-bit batch count).
   template <class Set>

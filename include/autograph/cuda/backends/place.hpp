@@ -53,7 +53,8 @@ struct GroupPricing {
 };
 
 /// Microseconds of the node a group becomes, by `device`'s roofline (see the file comment).
-/// A BackendGroup of one op is priced as that op: the roofline cannot tell our depthwise kernel
+/// A BackendGroup of one op is priced as that op (with its epilogue's ops, as its convolution or
+/// product): the roofline cannot tell our depthwise kernel
 /// from cuDNN's, nor cuBLASLt's pointwise GEMM from cuDNN's convolution (both priced as the
 /// convolution's GEMM); it tells fused groups from their ops apart (one launch, the
 /// intermediate tensors never written).
@@ -61,10 +62,14 @@ inline double roofline_us(DeviceSpec const& device, AnyOp const& node, std::vect
   if (auto const* bg = node.get_if<BackendGroup>()) {
     auto const& body = bg->body->graph;
     auto ops = group_ops(body);
-    if (ops.size() == 1) {
+    // A group of one op, or a convolution or product with the ops its epilogue applies: the
+    // roofline of that op (the epilogue reads and writes nothing more).
+    auto anchor = std::ranges::find_if(ops, [&](NodeId n) { return body[n].op.is<Conv2D>() || body[n].op.is<MatMul>() || body[n].op.is<ConvTranspose2D>(); });
+    if (ops.size() == 1 || anchor != ops.end()) {
+      NodeId n = anchor != ops.end() ? *anchor : ops[0];
       std::vector<TensorDesc> in;
-      for (Value v : body[ops[0]].inputs) in.push_back(body.desc(v));
-      return RooflineCost::compute(device, body[ops[0]].op, in, body[ops[0]].outputs).us;
+      for (Value v : body[n].inputs) in.push_back(body.desc(v));
+      return RooflineCost::compute(device, body[n].op, in, body[n].outputs).us;
     }
   }
   auto out = node.infer(inputs);
