@@ -3,8 +3,8 @@
 // runtime's placed operator set — the op the backend turns the group into, or the runtime's
 // group node whose kernel the backend builds — and the graph's sources and constants as they
 // were, so schedules, memory plans and runtimes see a graph like any other. Generic over the
-// runtime: `group_op` says what node a group becomes (the CUDA runtime's place.hpp; the CPU's
-// cpu/backends/place.hpp has the same construction for its BackendGroup).
+// runtime: `group_op` says what node a group becomes (cpu/backends/place.hpp and
+// cuda/backends/place.hpp, each with its BackendGroup).
 #include <functional>
 #include <map>
 #include <string>
