@@ -12,10 +12,10 @@
 //                        measured whole, offloading groups to cuDNN, within --graph-budget seconds;
 //                        kept only when faster than the guarded placement beyond noise
 //
-//   autograph, placed   with --autograph S: AutoGraph's search (S seconds, MixedCriticalPath<0.25>, top
-//                        candidates verified on this GPU, unplaced) then the op-level placement of
-//                        its graph, kept only when faster than the guarded placement beyond noise.
-//                        A sequence, not the joint search the CPU's PlacingCpuRuntime runs.
+//   AutoGraph + placement  with --autograph S: AutoGraph's search (S seconds, MixedCriticalPath<0.25>)
+//                        on cuda::PlacingCudaRuntime, where every graph it measures is placed by the
+//                        DP first (cuda/backends/placing_runtime.hpp); its result challenges the
+//                        guarded placement (interleaved timings, faster beyond noise or not).
 //
 // with search times, groups measured, and which backend won where (depthwise and pointwise
 // convolutions, elementwise chains).
@@ -23,7 +23,10 @@
 // replays under Nimble's streams.
 //
 //   gpu_place [--models a,b] [--resolution N] [--db FILE] [--graph-budget S] [--rounds N]
-//             [--repeats N] [--copies N] [--fp32] [--autograph S]
+//             [--repeats N] [--copies N] [--fp32] [--autograph S] [--model-budget S]
+//
+// --model-budget S (default 60): a model that has taken S seconds when its graph-level search
+// or AutoGraph would start skips them, and says so, so that four models fit a few minutes of GPU.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -36,6 +39,7 @@
 
 #include "autograph/cost/policy.hpp"
 #include "autograph/cuda/backends/measure.hpp"
+#include "autograph/cuda/backends/placing_runtime.hpp"
 #include "autograph/models/zoo.hpp"
 #include "autograph/rules/library/default.hpp"
 #include "autograph/schedule/nimble.hpp"
@@ -54,11 +58,12 @@ struct Args {
   int rounds = 5, repeats = 5, copies = 5;
   bool tf32 = true;
   double autograph = 0;  // seconds of AutoGraph's search before placing its graph; 0: not run
+  double model_budget = 60;  // a model past this many seconds skips its remaining searches (graph-level, AutoGraph)
 };
 
 [[noreturn]] void usage(std::string const& why) {
   std::cerr << "gpu_place: " << why << "\n"
-            << "usage: gpu_place [--models a,b] [--resolution N] [--db FILE] [--graph-budget S] [--rounds N] [--repeats N] [--copies N] [--fp32] [--autograph S]\n";
+            << "usage: gpu_place [--models a,b] [--resolution N] [--db FILE] [--graph-budget S] [--rounds N] [--repeats N] [--copies N] [--fp32] [--autograph S] [--model-budget S]\n";
   std::exit(2);
 }
 
@@ -83,6 +88,7 @@ Args parse(int argc, char** argv) {
     else if (k == "--copies") a.copies = std::stoi(value());
     else if (k == "--fp32") a.tf32 = false;
     else if (k == "--autograph") a.autograph = std::stod(value());
+    else if (k == "--model-budget") a.model_budget = std::stod(value());
     else if (k == "--place") continue;  // accepted for the command the issue names (gpu_bench --place)
     else usage("unknown option " + k);
   }
@@ -188,7 +194,13 @@ void run_model(Args const& a, std::string const& name, cuda::CudaGraphRuntime& g
   line(name, "guarded: kept " + guarded.kept.label, median_ms(gpu, guarded.kept.graph, a.repeats), base,
        "choice " + std::to_string(seconds_since(t_choice)) + " s; " + where(guarded.kept, g));
 
-  if (a.graph_budget > 0) {
+  auto over_budget = [&](char const* what) {
+    if (seconds_since(t_model) < a.model_budget) return false;
+    std::printf("%-16s   %s skipped: the model has taken %.1f s (--model-budget %.0f)\n", name.c_str(), what, seconds_since(t_model), a.model_budget);
+    std::fflush(stdout);
+    return true;
+  };
+  if (a.graph_budget > 0 && !over_budget("graph-level placement")) {
     auto t = Clock::now();
     auto gl = cuda::place_graph_level(cuda::AllBackends{}, g, guarded.contenders.back(), {&guarded.kept}, gpu,
                                       {.budget_seconds = a.graph_budget, .rounds = a.rounds});
@@ -199,19 +211,23 @@ void run_model(Args const& a, std::string const& name, cuda::CudaGraphRuntime& g
     line(name, "graph-level placement", median_ms(gpu, gl.graph, a.repeats), base, rest);
     for (auto const& d : gl.search.decisions) std::printf("%-16s   graph-level choice: %s\n", name.c_str(), d.describe().c_str());
   }
-  if (a.autograph > 0) {
+  if (a.autograph > 0 && !over_budget("AutoGraph + placement")) {
+    // AutoGraph's search on the placing runtime: every graph it measures is placed by the DP
+    // over groups measured on this GPU, so substitutions, streams and placement go together.
     auto t = Clock::now();
-    Optimizer<Graph<>, rules::Default, MixedCriticalPath<0.25>, cuda::CudaGraphRuntime> opt(gpu, OptimizerOptions{.time_limit_s = a.autograph});
+    cuda::PlacingCudaRuntime<cuda::AllBackends> placing(gpu, {.database = db.path(), .copies = a.copies, .rounds = a.rounds, .progress = progress});
+    Optimizer<Graph<>, rules::Default, MixedCriticalPath<0.25>, cuda::PlacingCudaRuntime<cuda::AllBackends>> opt(
+        placing, OptimizerOptions{.time_limit_s = a.autograph});
     auto best = opt.optimize(g);
     double search_s = seconds_since(t);
-    auto placed = cuda::place(cuda::AllBackends{}, best.graph, pricing);
-    placed.label = "autograph, placed";
+    cuda::PlacedGraph const& placed = placing.placed(best.graph);
     auto c = cuda::compare(gpu, guarded.kept.graph, placed.graph, a.rounds);
-    char rest[240];
-    std::snprintf(rest, sizeof rest, "AutoGraph %.1f s (%s), %zu groups measured; %s against %.4f ms for the guarded placement: %s", search_s,
-                  best.stop.describe().c_str(), placed.costs.measured, c.faster ? "faster beyond noise" : "not faster beyond noise", c.incumbent_ms,
-                  c.faster ? "kept" : "not kept");
-    line(name, "autograph, then op-level placement", c.challenger_ms, base, rest);
+    char rest[300];
+    std::snprintf(rest, sizeof rest, "[%s] search %.1f s (%s), %zu graphs placed, %zu groups measured; %s %.4f ms of the guarded placement: %s",
+                  cuda::nodes_per_backend(placed).c_str(), search_s, best.stop.describe().c_str(), placing.graphs_placed(), placing.groups_measured(),
+                  c.faster ? "faster beyond noise than" : "not faster beyond noise than", c.incumbent_ms, c.faster ? "kept" : "not kept");
+    line(name, "AutoGraph + placement", c.challenger_ms, base, rest);
+    db = placement::CostDatabase(db.path(), db.device());  // what the placing runtime added to the file
   }
   std::printf("%-16s   %zu new groups in the cost database; model done in %.1f s\n", name.c_str(), db.size() - measured_before, seconds_since(t_model));
   std::fflush(stdout);

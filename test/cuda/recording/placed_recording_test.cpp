@@ -13,6 +13,8 @@
 
 #include "../test_graphs.hpp"
 #include "autograph/cuda/backends/measure.hpp"
+#include "autograph/cuda/backends/placing_runtime.hpp"
+#include "autograph/search/optimizer_args.hpp"
 #include "autograph/models/zoo.hpp"
 #include "autograph/schedule/nimble.hpp"
 #include "recording.hpp"
@@ -161,6 +163,29 @@ TEST(RecordingPlaced, MeasuredPlacementRunsAndASecondRunMeasuresNothing) {
   EXPECT_GT(again.size(), 0u);
   auto second = place(AllBackends{}, g, measured_pricing(gpu, again, 3));
   EXPECT_EQ(second.costs.measured, 0u) << "every group is in the database";
+  std::filesystem::remove(path);
+}
+
+using Placing = PlacingCudaRuntime<AllBackends>;
+static_assert(OptimizerRuntime<Placing, BuiltinOps> && ComparingRuntime<Placing>, "the Optimizer runs on the placing CUDA runtime");
+
+TEST(RecordingPlaced, ThePlacingRuntimePlacesEachGraphOnceThroughTheDatabase) {
+  auto path = std::filesystem::temp_directory_path() / "autograph-recording-placing-runtime-costs.json";
+  std::filesystem::remove(path);
+  Graph<> g = models::build("squeezenet1_1", {.batch = 1, .resolution = 32, .weight_seed = 1});
+  CudaGraphRuntime gpu;
+  {
+    Placing rt(gpu, {.database = path, .copies = 3, .rounds = 3});
+    rt.measure(g);
+    rt.measure(g);
+    EXPECT_EQ(rt.graphs_placed(), 1u);
+    EXPECT_GT(rt.groups_measured(), 0u);
+    EXPECT_EQ(rt.compare(g, g).runs, 3u);
+    EXPECT_NE(rt.kind().find("placed on cudnn, cublaslt, own"), std::string::npos) << rt.kind();
+  }
+  Placing again(gpu, {.database = path, .copies = 3, .rounds = 3});
+  again.measure(g);
+  EXPECT_EQ(again.groups_measured(), 0u) << "every group is in the database";
   std::filesystem::remove(path);
 }
 

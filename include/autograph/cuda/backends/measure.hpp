@@ -33,6 +33,9 @@ inline GroupPricing measured_pricing(CudaGraphRuntime& gpu, placement::CostDatab
                                      std::function<void(placement::CostProgress const&)> progress = {}) {
   return {"measured on " + gpu.device().info().name,
           [&gpu, copies](AnyOp const& node, std::vector<TensorDesc> const& in) {
+            // A node that launches nothing at inference (a view: Reshape, a contiguous Split)
+            // costs nothing, as profile() counts it (kernel_mask): no capture to time.
+            if (!runs_kernel(node, in, node.infer(in))) return 0.0;
             return measure_signature<PlacedOps>(node, std::span<TensorDesc const>(in), gpu, {.copies = copies, .device_key = {}});
           },
           &db, std::move(progress)};
