@@ -1,9 +1,10 @@
 #pragma once
-// The cuDNN backend: convolutions as the runtime's own lowering runs them (src/cuda/lower_ops.cpp:
-// cudnnConvolutionForward with the algorithm cudnnFind* measured fastest, once per device and
-// shape), and a convolution followed by a ReLU as one cudnnConvolutionBiasActivationForward
-// (cuda/epilogue.hpp: cuDNN's legacy fused call applies CUDNN_ACTIVATION_RELU with any
-// algorithm; it has no sigmoid or tanh, so only ReLU is fused here). Transposed convolutions
+// The cuDNN backend: convolutions as the runtime's own lowering runs them (src/cuda/lower_ops.cpp,
+// dnn::ConvForward: the legacy algorithm cudnnFind* measured fastest, or a graph-API execution
+// plan where one measured faster, src/cuda/conv_engine.hpp; once per device and shape), and a
+// convolution followed by a ReLU as the Conv2D with `act` = relu (cuda/epilogue.hpp: on the
+// legacy path one cudnnConvolutionBiasActivationForward, which fuses CUDNN_ACTIVATION_RELU with
+// any algorithm and has no sigmoid or tanh, so only ReLU is fused here). Transposed convolutions
 // run as cudnnConvolutionBackwardData. Pooling is not cuDNN's in this runtime (our pool2d
 // kernel), so this backend declares none.
 #include <optional>
