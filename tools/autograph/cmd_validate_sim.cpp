@@ -251,9 +251,15 @@ class Simulations {
       return ios_engine.measure_stages(g, std::span<std::vector<std::vector<NodeId>> const>(stages));
     }
     if (k.config == "ios") {
-      // IOS's DP prices each stage as its engine runs it (measure() of a host-launched stage:
-      // synchronized when it has several groups), and its engine runs the stages it chose.
-      auto r = schedule::Ios{}.run(g, ios_engine);
+      // IOS's DP prices each stage as its profiler times it, and its engine runs the stages it
+      // chose. The profiler times a stage over many runs and synchronizes between runs only when
+      // the stage has several groups (measure_stage_latency in src/ios/ios_runtime.cu): a
+      // one-group stage costs its repeated pace (measure_repeated), not one run that starts with
+      // an idle host.
+      auto r = schedule::Ios{}.run_with(g, schedule::IosPrepare<BuiltinOps>([&ios_engine](Graph<> const& graph) {
+        auto p = std::make_shared<decltype(ios_engine.prepare(graph))>(ios_engine.prepare(graph));
+        return std::function<double(Schedule const&)>([p](Schedule const& s) { return p->measure_repeated(s); });
+      }));
       std::vector<std::vector<std::vector<NodeId>>> stages;
       for (auto const& st : r.stages) stages.push_back(st.groups);
       return ios_engine.measure_stages(r.graph, std::span<std::vector<std::vector<NodeId>> const>(stages));

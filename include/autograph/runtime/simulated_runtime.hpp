@@ -76,6 +76,15 @@ class Simulator {
   /// between launched kernels unenforced, or deadlocks.
   double run(Schedule const& s, std::vector<KernelSpan>* spans = nullptr);
 
+  /// The time per run of `s` run over and over, as a profiler times it (IOS's
+  /// measure_stage_latency: `number` runs between two events). Host-issued on one stream, the
+  /// runs are not synchronized: the host issues the next run's kernels while the device runs
+  /// this one's, so a run costs the slower of the two, the host's calls or the kernels one after
+  /// another (a two-stage pipeline runs at its slower stage's pace). Several streams are
+  /// synchronized after every run, and a CUDA graph's replays are timed one by one here: run().
+  /// @throws ScheduleError as run().
+  double run_repeated(Schedule const& s);
+
  private:
   /// Host calls that issue node `id`'s kernels.
   double calls(NodeId id) const { return id < calls_.size() ? static_cast<double>(calls_[id]) : 1.0; }
@@ -257,6 +266,18 @@ AUTOGRAPH_DEFAULTS_INLINE double Simulator::run(Schedule const& s, std::vector<K
   return total;
 }
 
+AUTOGRAPH_DEFAULTS_INLINE double Simulator::run_repeated(Schedule const& s) {
+  double once = run(s);  // checks the schedule too
+  if (!host_issued_ || s.num_streams() > 1) return once;
+  double kernels = 0, issued = 0;
+  for (auto const& stream : s.streams)
+    for (Launch const& l : stream) {
+      kernels += cost_[l.node].us;
+      issued += calls(l.node);
+    }
+  return std::max(kernels, issued * d_.host_launch_us);
+}
+
 AUTOGRAPH_DEFAULTS_INLINE void Simulator::issue_from_host(std::span<Launch const* const> launches) {
   std::size_t n = launches.size();
   missing_.resize(n);
@@ -295,6 +316,8 @@ class SimulatedGraph {
   KernelDag const& dag() const { return *dag_; }
   /// Latency of running `s`, in milliseconds.
   double measure(Schedule const& s) { return sim_.run(s) / 1000.0; }
+  /// Milliseconds per run of `s` run over and over, as a profiler times it (Simulator::run_repeated).
+  double measure_repeated(Schedule const& s) { return sim_.run_repeated(s) / 1000.0; }
   Timeline timeline(Schedule const& s);
 
  private:
