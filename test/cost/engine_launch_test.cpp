@@ -1,5 +1,5 @@
-// launch::MetaFlowEngine (cost/launch.hpp): the kernels MetaFlow's and TASO's engine launches
-// for one operator, and how the simulated runtime issues and prices them.
+// launch::MetaFlowEngine and launch::IosEngine (cost/launch.hpp): the kernels MetaFlow's, TASO's
+// and IOS's engines launch for one operator, and how the simulated runtime issues and prices them.
 #include <autograph/graph/builder.hpp>
 #include <autograph/runtime/simulated_runtime.hpp>
 #include <gtest/gtest.h>
@@ -23,6 +23,7 @@ using Hosted = SimulatedRuntime<devices::V100, schedule::Nimble, FixedCosts, lau
 constexpr double issue = devices::V100::spec.host_launch_us;
 
 static_assert(LaunchModel<launch::MetaFlowEngine> && LaunchModel<launch::HostLaunched> && LaunchModel<launch::CudaGraph>);
+static_assert(LaunchModel<launch::IosEngine> && launch::IosEngine::host_issued);
 
 std::vector<launch::EngineKernel> engine_kernels(Graph<> const& g, Value v) {
   auto in = input_descs(g, v.node);
@@ -89,6 +90,35 @@ TEST(MetaFlowEngine, ShortCopiesRunAtTheHostsPaceOneCallEach) {
   // Four copies of no time: the host's four calls bound the run. One concat kernel: one call and its 3 us.
   EXPECT_DOUBLE_EQ(Engine(instant).simulate(g, one).total_us, 4 * issue);
   EXPECT_DOUBLE_EQ(Hosted(instant).simulate(g, one).total_us, issue + 3);
+}
+
+TEST(IosEngine, LaunchesABiasKernelAfterAConvolutionWithoutActivationAndACopyPerConcatenatedInput) {
+  GraphBuilder b;
+  auto x = b.input("x", {1, 16, 8, 8});
+  auto plain = b.conv2d(x, 32, {3, 3});
+  auto fused = b.conv2d(x, 32, {3, 3}, {.act = Activation::relu});
+  auto c = b.concat({plain, fused});
+  auto g = std::move(b).build({c});
+  auto ios = [&](Value v) { return launch::IosEngine::kernels(g[v.node].op, input_descs(g, v.node), g[v.node].outputs); };
+  // ConvOP::forward: cudnnConvolutionForward then cudnnAddTensor without an activation,
+  // cudnnConvolutionBiasActivationForward (one kernel) with one.
+  auto two = ios(plain);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_TRUE(two[0].op.is<Conv2D>() && two[1].op.is<Add>());
+  EXPECT_TRUE(ios(fused).empty());
+  // Input::forward: one assign_with_stride_src per concatenated term.
+  auto copies = ios(c);
+  ASSERT_EQ(copies.size(), 2u);
+  for (auto const& k : copies) EXPECT_TRUE(k.op.is<Identity>());
+  // Run on one stream, the engine issues five calls: conv, bias, conv, copy, copy.
+  using Ios = SimulatedRuntime<devices::V100, schedule::Nimble, FixedCosts, launch::IosEngine>;
+  FixedCosts instant;
+  instant.copy_us = 0;
+  Schedule one{{{{plain.node, {}}, {fused.node, {}}, {c.node, {}}}}};
+  // The first convolution (issued at 3.8) and its bias end at 15.8; the second, issued third,
+  // follows at 25.8; the two copies of no time are issued by the fourth and fifth calls.
+  EXPECT_DOUBLE_EQ(Ios(instant).simulate(g, one).total_us, issue + 10 + 2 + 10);
+  EXPECT_DOUBLE_EQ(Hosted(instant).simulate(g, one).total_us, issue + 10 + 10 + 3);
 }
 
 }  // namespace

@@ -41,6 +41,13 @@ TEST(Devices, H100ReachesTheMeasuredRates) {
   EXPECT_NEAR(d.depthwise_per_us(), 3.02e6, 1);   // cuDNN's depthwise convolutions at best
 }
 
+TEST(Devices, K80ReachesKeplersPublishedSgemmFractionNotTheH100s) {
+  auto const& k80 = devices::K80::spec;
+  EXPECT_NEAR(k80.fp32_per_us(), 4.37e6 * 3.315 / 5.04, 1);  // cuBLAS 7.0 SGEMM on a K40 at 875 MHz: 3.32 of 5.04 TFLOP/s
+  EXPECT_DOUBLE_EQ(k80.matrix_f16_per_us(), k80.fp32_per_us());  // FP16 data computed on the same CUDA cores
+  EXPECT_LT(k80.fp32_per_us() / k80.fp32_tflops, devices::V100::spec.fp32_per_us() / devices::V100::spec.fp32_tflops);
+}
+
 TEST(Devices, WithoutTheirOwnFractionsCudaCoresAndDepthwiseKernelsRunAtTheComputeEfficiency) {
   DeviceSpec cpu{"test CPU", "test-cpu"};
   cpu.fp32_tflops = 2;

@@ -19,7 +19,18 @@ struct FixedCosts {
   std::string describe() const { return "fixed costs"; }
 };
 
-using Sim = SimulatedRuntime<devices::H100, schedule::Nimble, FixedCosts>;
+/// The H100 with a front end that dispatches any number of kernels at once: these timelines
+/// show how kernels share the device; its one-at-a-time dispatch has tests of its own
+/// (cost/dispatch_test.cpp).
+struct H100ParallelDispatch {
+  static constexpr DeviceSpec spec = [] {
+    DeviceSpec d = devices::H100::spec;
+    d.dispatch_us = 0;
+    return d;
+  }();
+};
+
+using Sim = SimulatedRuntime<H100ParallelDispatch, schedule::Nimble, FixedCosts>;
 constexpr double launch = devices::H100::spec.graph_launch_us;
 constexpr double event = devices::H100::spec.event_us;
 

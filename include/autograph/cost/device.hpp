@@ -7,8 +7,9 @@
 // 798 of the 989.4 TFLOP/s peak (0.807), an FP32 GEMM on CUDA cores (TF32 off) at 51.6 of
 // 66.9 (0.772), and cuDNN's depthwise convolutions at no more than 3.0 TFLOP/s (0.045 of the
 // FP32 peak; benchmark/sim/h100_kernel_rates.py, its output beside it). The same fractions
-// are applied to every device (an assumption: no other device was measured), so the devices
-// differ by their peaks.
+// are applied to every device (an assumption: no other device was measured here), so the
+// devices differ by their peaks, except Kepler's K80, whose SGEMM fraction was published for
+// its sibling K40 (kepler_cuda_core_efficiency).
 #include <array>
 #include <cctype>
 #include <concepts>
@@ -39,6 +40,8 @@ struct DeviceSpec {
   double dram_latency_ns = 0; // a load's round trip to DRAM; 0: a kernel's bandwidth is its fill's share (roofline.hpp)
   double cuda_core_efficiency = 0;  // reachable fraction of the FP32 CUDA-core peak; 0: compute_efficiency (CPU descriptions)
   double depthwise_efficiency = 0;  // fraction of the FP32 peak depthwise convolution kernels reach; 0: cuda_core_efficiency
+  double dispatch_us = 0;     // the part of launch_us the device's front end spends on one kernel, one kernel at a time
+                              // whatever its stream (simulated_runtime.hpp); 0: kernels are dispatched in parallel
 
   /// Device memory in bytes (0 when unknown).
   constexpr double memory_bytes() const { return memory_gib * 1073741824.0; }
@@ -70,11 +73,31 @@ inline constexpr double measured_cuda_core_efficiency = 51.6 / 66.9;
 // bandwidth-bound sooner). Large-kernel depthwise convolutions are that slow per flop: a
 // GEMM-grade rate priced them 17x too fast.
 inline constexpr double measured_depthwise_efficiency = 3.02 / 66.9;
+// Kepler (the K80's GK210, the K40's GK110B) feeds an SMX's 192 FP32 lanes from 4 warp
+// schedulers of 2 dispatch units each: 6 warp instructions a cycle need dual issue of
+// independent instructions, which a GEMM's loop of FMAs and shared-memory loads sustains only in
+// part (Lai and Seznec, "Performance Upper Bound Analysis and Optimization of SGEMM on Fermi and
+// Kepler GPUs", CGO 2013: the schedulers' issue throughput bounds SGEMM on Kepler at 57.6% of the
+// peak, against 82.5% on Fermi). Measured: cuBLAS 7.0's SGEMM on a Tesla K40 with its clocks set
+// to the 875 MHz boost reached at most 3.32 of its 5.04 TFLOP/s (m = n = k up to 5760;
+// clMathLibraries/clBLAS, doc/performance/cuBLAS_7.0/Tesla_K40/sgemm.csv and README.txt),
+// where the H100's SGEMM reached 0.772. The GK210 is the GK110B's SMX with twice the registers
+// and more shared memory, which can only help occupancy: the K40's fraction stands for it.
+inline constexpr double kepler_cuda_core_efficiency = 3.315 / 5.04;
 // Per-kernel and per-dependency overheads inside a CUDA graph. NVIDIA's "Getting Started with
 // CUDA Graphs" (developer.nvidia.com/blog/cuda-graphs) measures a short kernel at 2.9 us
 // running back to back in a graph at about 3.4 us each, i.e. about 0.5 us of dispatch per
 // kernel; an empty kernel still pays about 1 us of block scheduling and drain on top of that.
+// Checked, not fitted: on the lent H200 (2026-11-27, this library's CUDA runtime, the marginal
+// time of one more launch in a replayed CUDA graph) the smallest kernels, a ReLU of 8,112
+// floats and a bias add of 1,000, cost 1.25-1.30 us each.
 inline constexpr double graph_kernel_launch_us = 1.5;
+// Of those 1.5 us, the 0.5 us of dispatch is spent by the device's front end (the host
+// interface and the work distributor that hands a grid's thread blocks to the SMs), one kernel
+// after another: kernels that become ready together on several streams are started at least
+// 0.5 us apart, and only their ramp-up and drain overlap. The blog's back-to-back gap is the
+// one figure for that time; the same for every device (no other was measured).
+inline constexpr double graph_kernel_dispatch_us = 0.5;
 inline constexpr double graph_event_us = 0.5;
 inline constexpr double graph_launch_overhead_us = 2.5;
 // Issuing a kernel from a host thread (cudaLaunchKernel into a stream, no CUDA graph): the same
@@ -107,7 +130,7 @@ struct H100 {
   static constexpr DeviceSpec spec{"H100 SXM", "h100", 132, 2048, 66.9, 494.7, 989.4, 3350,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
                                    graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 80, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns,
-                                   measured_cuda_core_efficiency, measured_depthwise_efficiency};
+                                   measured_cuda_core_efficiency, measured_depthwise_efficiency, graph_kernel_dispatch_us};
 };
 
 /// NVIDIA H200 SXM 141 GB: the H100's GH100 compute (132 SMs, same peaks) with 4.8 TB/s and
@@ -116,7 +139,7 @@ struct H200 {
   static constexpr DeviceSpec spec{"H200 SXM", "h200", 132, 2048, 66.9, 494.7, 989.4, 4800,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
                                    graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 141, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns,
-                                   measured_cuda_core_efficiency, measured_depthwise_efficiency};
+                                   measured_cuda_core_efficiency, measured_depthwise_efficiency, graph_kernel_dispatch_us};
 };
 
 /// NVIDIA A100 SXM4 80 GB (Ampere): 108 SMs, 19.5 TFLOP/s FP32, 156 TF32 and 312 FP16 tensor
@@ -125,7 +148,7 @@ struct A100 {
   static constexpr DeviceSpec spec{"A100 SXM4 80GB", "a100", 108, 2048, 19.5, 156, 312, 2039,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
                                    graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 80, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns,
-                                   measured_cuda_core_efficiency, measured_depthwise_efficiency};
+                                   measured_cuda_core_efficiency, measured_depthwise_efficiency, graph_kernel_dispatch_us};
 };
 
 /// NVIDIA V100 SXM2 (Volta): 80 SMs, 15.7 TFLOP/s FP32, 125 FP16 tensor TFLOP/s, no TF32,
@@ -135,7 +158,7 @@ struct V100 {
   static constexpr DeviceSpec spec{"V100 SXM2", "v100", 80, 2048, 15.7, 0, 125, 900,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
                                    graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 32, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns,
-                                   measured_cuda_core_efficiency, measured_depthwise_efficiency};
+                                   measured_cuda_core_efficiency, measured_depthwise_efficiency, graph_kernel_dispatch_us};
 };
 
 /// NVIDIA GeForce RTX 2080 Ti (Turing TU102, reference clocks): 68 SMs, 1024 resident threads
@@ -146,7 +169,7 @@ struct RTX2080Ti {
   static constexpr DeviceSpec spec{"RTX 2080 Ti", "rtx2080ti", 68, 1024, 13.4, 0, 53.8, 616,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
                                    graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 11, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns,
-                                   measured_cuda_core_efficiency, measured_depthwise_efficiency};
+                                   measured_cuda_core_efficiency, measured_depthwise_efficiency, graph_kernel_dispatch_us};
 };
 
 /// NVIDIA Tesla P100 SXM2 (Pascal GP100): 56 SMs, 10.6 TFLOP/s FP32, 21.2 TFLOP/s FP16 on CUDA
@@ -156,19 +179,20 @@ struct P100 {
   static constexpr DeviceSpec spec{"Tesla P100 SXM2", "p100", 56, 2048, 10.6, 0, 21.2, 732,
                                    measured_compute_efficiency, measured_bandwidth_efficiency,
                                    graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 16, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns,
-                                   measured_cuda_core_efficiency, measured_depthwise_efficiency};
+                                   measured_cuda_core_efficiency, measured_depthwise_efficiency, graph_kernel_dispatch_us};
 };
 
 /// NVIDIA Tesla K80 (Kepler GK210), one of its two GPUs, as CUDA sees it: 13 SMX, 2048 resident
 /// threads each, 2496 CUDA cores at the 875 MHz boost clock = 4.37 TFLOP/s FP32 (half the
 /// board's 8.73), no FP16 arithmetic (FP16 data is computed in FP32), 240 GB/s and 12 GB of
 /// GDDR5 (half the board's 480 GB/s and 24 GB; NVIDIA Tesla K80 datasheet). The IOS thesis
-/// measured on it.
+/// measured on it. Its CUDA cores, which also compute its FP16 data (it has no tensor cores),
+/// reach Kepler's measured SGEMM fraction (kepler_cuda_core_efficiency), not the H100's.
 struct K80 {
   static constexpr DeviceSpec spec{"Tesla K80 (one GK210)", "k80", 13, 2048, 4.37, 0, 4.37, 240,
-                                   measured_compute_efficiency, measured_bandwidth_efficiency,
+                                   kepler_cuda_core_efficiency, measured_bandwidth_efficiency,
                                    graph_kernel_launch_us, graph_event_us, graph_launch_overhead_us, 12, host_kernel_launch_us, host_synchronize_us, typical_dram_latency_ns,
-                                   measured_cuda_core_efficiency, measured_depthwise_efficiency};
+                                   kepler_cuda_core_efficiency, measured_depthwise_efficiency, graph_kernel_dispatch_us};
 };
 
 inline constexpr std::array<DeviceSpec, 7> all{H100::spec, H200::spec, A100::spec, V100::spec, RTX2080Ti::spec, P100::spec, K80::spec};

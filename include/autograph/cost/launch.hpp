@@ -28,6 +28,16 @@
 //     (cudaMemcpyAsync in MetaFlow's Concat::forward, an assign_with_stride kernel in TASO's).
 //   Each of those kernels is issued by its own call and priced by the cost model as the
 //   operator it is (kernels()).
+// - launch::IosEngine: host-launched, by IOS's engine (mit-han-lab/inter-operator-scheduler,
+//   src/ios/ios_runtime.cu), which launches the same extra kernels as MetaFlow's:
+//   - ConvOP::forward calls cudnnConvolutionBiasActivationForward for a convolution with an
+//     activation (FP32 builds), and cudnnConvolutionForward then cudnnAddTensor for one
+//     without: its bias in a second kernel, as above;
+//   - IOS has no concatenation operator: a node whose input concatenates several terms
+//     (Input::forward; the identity node that ends an Inception block is one) copies each term
+//     into its slice of a buffer of its own, one assign_with_stride_src launch per term. A
+//     concatenation read by several IOS nodes directly is copied once for each of them, which
+//     kernels() (one operator at a time) counts once: there IOS's engine launches more.
 //
 // kernels(op, in, out): the kernels a runtime launches for one operator, in order; empty when
 // it launches the operator's own kernel alone (what the cost model prices).
@@ -59,23 +69,40 @@ struct HostLaunched {
   static std::vector<EngineKernel> kernels(AnyOp const&, std::span<TensorDesc const>, std::span<TensorDesc const>) { return {}; }
 };
 
+namespace detail {
+/// The kernels of an engine that adds a convolution's bias in a kernel of its own when no
+/// activation is fused into it, and copies each input of a concatenation in a launch of its
+/// own (MetaFlow's, TASO's and IOS's; the header comment cites their code).
+inline std::vector<EngineKernel> bias_and_copy_kernels(AnyOp const& op, std::span<TensorDesc const> in, std::span<TensorDesc const> out) {
+  std::vector<TensorDesc> ins(in.begin(), in.end()), outs(out.begin(), out.end());
+  if (auto const* conv = op.get_if<Conv2D>(); conv && conv->act == Activation::none && in.size() >= 2 && out.size() == 1) {
+    // cudnnAddTensor: the output plus a bias of one value per channel, written in place.
+    TensorDesc bias{Shape{1, out[0].shape[1], 1, 1}, out[0].dtype};
+    return {EngineKernel{op, std::move(ins), outs}, EngineKernel{Add{}, {out[0], bias}, outs}};
+  }
+  if (op.is<Concat>() && in.size() > 1) {
+    // One copy of each input into its slice of the output: it reads and writes that input's bytes.
+    std::vector<EngineKernel> copies;
+    for (TensorDesc const& x : in) copies.push_back(EngineKernel{Identity{}, {x}, {x}});
+    return copies;
+  }
+  return {};
+}
+}  // namespace detail
+
 struct MetaFlowEngine {
   static constexpr bool host_issued = true;
   static constexpr std::string_view name = "MetaFlow/TASO engine";
   static std::vector<EngineKernel> kernels(AnyOp const& op, std::span<TensorDesc const> in, std::span<TensorDesc const> out) {
-    std::vector<TensorDesc> ins(in.begin(), in.end()), outs(out.begin(), out.end());
-    if (auto const* conv = op.get_if<Conv2D>(); conv && conv->act == Activation::none && in.size() >= 2 && out.size() == 1) {
-      // cudnnAddTensor: the output plus a bias of one value per channel, written in place.
-      TensorDesc bias{Shape{1, out[0].shape[1], 1, 1}, out[0].dtype};
-      return {EngineKernel{op, std::move(ins), outs}, EngineKernel{Add{}, {out[0], bias}, outs}};
-    }
-    if (op.is<Concat>() && in.size() > 1) {
-      // One copy of each input into its slice of the output: it reads and writes that input's bytes.
-      std::vector<EngineKernel> copies;
-      for (TensorDesc const& x : in) copies.push_back(EngineKernel{Identity{}, {x}, {x}});
-      return copies;
-    }
-    return {};
+    return detail::bias_and_copy_kernels(op, in, out);
+  }
+};
+
+struct IosEngine {
+  static constexpr bool host_issued = true;
+  static constexpr std::string_view name = "IOS engine";
+  static std::vector<EngineKernel> kernels(AnyOp const& op, std::span<TensorDesc const> in, std::span<TensorDesc const> out) {
+    return detail::bias_and_copy_kernels(op, in, out);
   }
 };
 
@@ -83,7 +110,7 @@ struct MetaFlowEngine {
 
 namespace autograph {
 
-/// A launch model: launch::CudaGraph, launch::HostLaunched or launch::MetaFlowEngine.
+/// A launch model: launch::CudaGraph, launch::HostLaunched, launch::MetaFlowEngine or launch::IosEngine.
 template <class L>
 concept LaunchModel = requires(AnyOp const& op, std::span<TensorDesc const> in, std::span<TensorDesc const> out) {
   { L::host_issued } -> std::convertible_to<bool>;

@@ -13,6 +13,10 @@
 // - a kernel is ready when its stream predecessor has finished and every kernel it waits
 //   for has finished plus the event cost; it then spends its fixed latency (launch, ramp-up)
 //   holding no SMs, and then its work;
+// - the device's front end dispatches one kernel at a time (DeviceSpec::dispatch_us, the
+//   first part of that latency): kernels ready together on several streams start their
+//   latencies dispatch_us apart, in the order they became ready (then the order of the
+//   launches); only their ramp-up and drain overlap;
 // - kernels doing work at the same time share the SMs by the fraction of the device each one
 //   fills: while their fills add up to at most 1 each runs at its standalone speed; beyond
 //   that all of them slow down by the oversubscription (a 30% and a 50% kernel run side by
@@ -72,6 +76,15 @@ class Simulator {
   /// between launched kernels unenforced, or deadlocks.
   double run(Schedule const& s, std::vector<KernelSpan>* spans = nullptr);
 
+  /// The time per run of `s` run over and over, as a profiler times it (IOS's
+  /// measure_stage_latency: `number` runs between two events). Host-issued on one stream, the
+  /// runs are not synchronized: the host issues the next run's kernels while the device runs
+  /// this one's, so a run costs the slower of the two, the host's calls or the kernels one after
+  /// another (a two-stage pipeline runs at its slower stage's pace). Several streams are
+  /// synchronized after every run, and a CUDA graph's replays are timed one by one here: run().
+  /// @throws ScheduleError as run().
+  double run_repeated(Schedule const& s);
+
  private:
   /// Host calls that issue node `id`'s kernels.
   double calls(NodeId id) const { return id < calls_.size() ? static_cast<double>(calls_[id]) : 1.0; }
@@ -88,7 +101,7 @@ class Simulator {
   bool host_issued_ = false;
   std::vector<std::uint32_t> calls_;  // by NodeId
   // scratch, reused between runs
-  std::vector<std::uint32_t> missing_, active_, pending_;
+  std::vector<std::uint32_t> missing_, active_, pending_, undispatched_;
   std::vector<double> ready_at_, enter_at_, end_, rem_;
 };
 
@@ -125,9 +138,34 @@ AUTOGRAPH_DEFAULTS_INLINE double Simulator::run(Schedule const& s, std::vector<K
   }
   active_.clear();
   pending_.clear();
-  auto release = [&](std::size_t f) {
-    enter_at_[f] = ready_at_[f] + cost_[launches[f]->node].latency_us;
-    pending_.push_back(static_cast<std::uint32_t>(f));
+  undispatched_.clear();
+  // Ready kernels wait for the front end; dispatched ones spend their latency (pending_).
+  auto release = [&](std::size_t f) { undispatched_.push_back(static_cast<std::uint32_t>(f)); };
+  double front_free = start;  // when the front end can dispatch the next kernel
+  // The undispatched kernel the front end takes next: the first ready (then the first launched).
+  auto next_to_dispatch = [&]() -> std::size_t {
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < undispatched_.size(); ++i) {
+      std::uint32_t f = undispatched_[i], b = undispatched_[best];
+      if (ready_at_[f] < ready_at_[b] || (ready_at_[f] == ready_at_[b] && f < b)) best = i;
+    }
+    return best;
+  };
+  // Dispatch every kernel whose turn at the front end has come by `now`. Every kernel ready by
+  // `now` has been released by then (a kernel is released no later than it is ready), so none
+  // released later can have been ready before the ones taken here.
+  auto dispatch = [&](double now) {
+    while (!undispatched_.empty()) {
+      std::size_t i = next_to_dispatch();
+      std::uint32_t f = undispatched_[i];
+      double at = std::max(ready_at_[f], front_free);
+      if (at > now) break;
+      front_free = at + d_.dispatch_us;
+      enter_at_[f] = at + cost_[launches[f]->node].latency_us;
+      undispatched_[i] = undispatched_.back();
+      undispatched_.pop_back();
+      pending_.push_back(f);
+    }
   };
   for (std::size_t f = 0; f < n; ++f)
     if (missing_[f] == 0) release(f);
@@ -145,16 +183,19 @@ AUTOGRAPH_DEFAULTS_INLINE double Simulator::run(Schedule const& s, std::vector<K
   double t = start;
   std::size_t finished = 0;
   // Every step below ends with at least one kernel whose work is done (it finishes at the
-  // next step) or one whose latency is over (it starts its work at the next step): 2n steps
-  // run any schedule. More would be a bug; it is reported rather than looping forever.
-  std::size_t const max_steps = 2 * n + 2;
+  // next step), one whose latency is over (it starts its work at the next step) or one whose
+  // turn at the front end has come (it is dispatched at the next step): 3n steps run any
+  // schedule. More would be a bug; it is reported rather than looping forever.
+  std::size_t const max_steps = 3 * n + 2;
   for (std::size_t step = 0; finished < n; ++step) {
     if (step == max_steps)
       throw Error("the simulation made no progress at " + std::to_string(t) + " us with " + std::to_string(n - finished) +
                   " of " + std::to_string(n) + " kernels unfinished (a simulator bug: please report it)");
-    // Kernels whose latency is over start their work; kernels with no work left finish.
+    // Kernels whose turn at the front end has come are dispatched, kernels whose latency is
+    // over start their work, kernels with no work left finish.
     for (bool changed = true; changed;) {
       changed = false;
+      dispatch(t);
       for (std::size_t i = 0; i < pending_.size();) {
         std::uint32_t f = pending_[i];
         if (enter_at_[f] <= t) {
@@ -190,6 +231,7 @@ AUTOGRAPH_DEFAULTS_INLINE double Simulator::run(Schedule const& s, std::vector<K
     double next = inf;
     for (std::uint32_t f : active_) next = std::min(next, t + rem_[f] * slowdown);
     for (std::uint32_t f : pending_) next = std::min(next, enter_at_[f]);
+    if (!undispatched_.empty()) next = std::min(next, std::max(ready_at_[undispatched_[next_to_dispatch()]], front_free));
     if (next == inf) throw ScheduleError("the simulation stalled: a launch waits for a kernel that never runs");
     double dt = next - t;
     for (std::uint32_t f : active_) {
@@ -222,6 +264,18 @@ AUTOGRAPH_DEFAULTS_INLINE double Simulator::run(Schedule const& s, std::vector<K
     }
   }
   return total;
+}
+
+AUTOGRAPH_DEFAULTS_INLINE double Simulator::run_repeated(Schedule const& s) {
+  double once = run(s);  // checks the schedule too
+  if (!host_issued_ || s.num_streams() > 1) return once;
+  double kernels = 0, issued = 0;
+  for (auto const& stream : s.streams)
+    for (Launch const& l : stream) {
+      kernels += cost_[l.node].us;
+      issued += calls(l.node);
+    }
+  return std::max(kernels, issued * d_.host_launch_us);
 }
 
 AUTOGRAPH_DEFAULTS_INLINE void Simulator::issue_from_host(std::span<Launch const* const> launches) {
@@ -262,6 +316,8 @@ class SimulatedGraph {
   KernelDag const& dag() const { return *dag_; }
   /// Latency of running `s`, in milliseconds.
   double measure(Schedule const& s) { return sim_.run(s) / 1000.0; }
+  /// Milliseconds per run of `s` run over and over, as a profiler times it (Simulator::run_repeated).
+  double measure_repeated(Schedule const& s) { return sim_.run_repeated(s) / 1000.0; }
   Timeline timeline(Schedule const& s);
 
  private:
