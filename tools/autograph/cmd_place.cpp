@@ -45,6 +45,7 @@ struct PlaceCmdOptions {
   double group_budget_ms = 20;
   double graph_budget_s = 60;
   double search_time_s = 60;
+  std::size_t beam = placement::DpOptions{}.beam;
   cli::OutputFile dot{"--dot"};
 };
 
@@ -93,7 +94,7 @@ int run_place(PlaceCmdOptions const& o) {
   variants.push_back({"op-level placement (all)", {}});
   std::vector<cpu::PlacedGraph> placed;
   for (auto const& v : variants) {
-    placed.push_back(cpu::place(All{}, g, profiler, db, {.backends = v.backends, .progress = progress}));
+    placed.push_back(cpu::place(All{}, g, profiler, db, {.backends = v.backends, .dp = {.beam = o.beam}, .progress = progress}));
     auto const& p = placed.back();
     std::cout << "  " << v.label << ": " << p.placement.groups.size() << " kernels (ops: " << ops_split(p.placement) << "), sum of group costs "
               << cli::fixed(p.placement.cost / 1000.0, 3) << " ms; " << p.candidates << " candidates, search "
@@ -137,14 +138,15 @@ int run_place(PlaceCmdOptions const& o) {
   // Weights get data so that the rewrites fold constants, as `autograph optimize` does.
   Graph<> filled = g;
   fill_random_weights(filled, 1);
-  cpu::PlacingCpuRuntime<All> placing({}, {.database = o.db, .group_budget_ms = o.group_budget_ms, .progress = progress});
+  cpu::PlacingCpuRuntime<All> placing({}, {.database = o.db, .group_budget_ms = o.group_budget_ms, .dp = {.beam = o.beam}, .progress = progress});
   Optimizer<Graph<>, rules::Default, MixedCriticalPath<0.25>, cpu::PlacingCpuRuntime<All>> opt(placing, {.time_limit_s = o.search_time_s});
   auto best_graph = opt.optimize(filled);
   auto const& autograph_placed = placing.placed(best_graph.graph);
   std::cout << "  autograph + placement: " << autograph_placed.placement.groups.size() << " kernels (ops: " << ops_split(autograph_placed.placement)
             << "); " << best_graph.measured << " graphs measured placed, " << placing.graphs_placed() << " placed, search "
             << cli::fixed(best_graph.search_seconds, 1) << " s (limit " << cli::fixed(o.search_time_s, 0) << " s; placing "
-            << cli::fixed(placing.placing_seconds(), 2) << " s of it, " << placing.groups_measured() << " groups measured); "
+            << cli::fixed(placing.placing_seconds(), 2) << " s of it, " << placing.dp_states() << " DP states, "
+            << placing.placements_cut() << " placements cut by the beam, " << placing.groups_measured() << " groups measured); "
             << best_graph.stop.describe() << "\n";
   // The input graph on the best single backend holds the place against AutoGraph's graph placed.
   Contenders autograph_rows{{best_label, &placed[best]}, {"autograph + placement", &autograph_placed}};
@@ -224,6 +226,8 @@ autograph::cli::Register place_cmd{{"place", "Place a model's ops on the CPU bac
   app.add_option("--search-time", o->search_time_s, "Seconds of AutoGraph's search on the placing runtime")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--beam", o->beam, "Most op-level DP states settled per number of placed ops (0: the exact DP, however long it takes)")
+      ->capture_default_str();
   cli::add_output_option(app, "--dot", o->dot, "Write the graph-level placement as DOT, one colour per backend");
   return [o] {
     o->dot.check();
