@@ -15,7 +15,8 @@
 // placed by the DP, then measured; --search-time seconds). Prints each comparison, the search
 // times, which backend runs how many ops in each placement, and a markdown row of what each
 // search kept (benchmark/place-zoo.sh collects them); --dot draws the graph-level placement,
-// one colour per backend.
+// one colour per backend. --beam bounds the op-level DP's states per number of placed ops
+// (DpOptions::beam; 0: exact), and every placement says when the bound cut its search.
 #include <autograph/cpu/backends/blas.hpp>
 #include <autograph/cpu/backends/graph_level.hpp>
 #include <autograph/cpu/backends/onednn.hpp>
