@@ -100,7 +100,8 @@ int run_place(PlaceCmdOptions const& o) {
     std::cout << "  " << v.label << ": " << p.placement.groups.size() << " kernels (ops: " << ops_split(p.placement) << "), sum of group costs "
               << cli::fixed(p.placement.cost / 1000.0, 3) << " ms; " << p.candidates << " candidates, search "
               << cli::fixed(p.generate_seconds + p.dp_seconds, 3) << " s (" << dp_states(p.placement) << "); " << p.placement.conversions
-              << " layout conversions charged; " << p.costs.measured << " groups measured in " << cli::fixed(p.costs.measuring_seconds, 1) << " s\n";
+              << " layout conversions charged; " << p.costs.measured << " groups measured in " << cli::fixed(p.costs.measuring_seconds, 1) << " s, "
+              << p.reorders.measured << " reorders in " << cli::fixed(p.reorders.seconds, 1) << " s\n";
   }
   std::size_t const singles = variants.size() - 1;
   using Contenders = std::vector<std::pair<std::string, cpu::PlacedGraph const*>>;

@@ -81,6 +81,13 @@ struct PlaceOptions {
   std::function<void(placement::CostProgress const&)> progress = {};
 };
 
+/// The reorders of a placement's layout conversions (measure_reorders()).
+struct MeasuredReorders {
+  std::map<std::string, double> us;  // by Shape::to_string(), microseconds
+  std::size_t measured = 0;          // of which measured now (the others came from the database)
+  double seconds = 0;
+};
+
 struct PlacedGraph {
   std::string guard;                        // place_guarded(): which placement it kept, and the medians
   std::string kept;                         // place_guarded(): the label of the placement kept
@@ -90,6 +97,7 @@ struct PlacedGraph {
   placement::Placement placement;           // costs in microseconds
   std::vector<placement::GeneratorStats> generator;
   placement::CandidateCosts costs;
+  MeasuredReorders reorders;                // the DP's conversion costs (empty when the runtime keeps every tensor plain)
   std::size_t candidates = 0;
   std::vector<placement::Candidate> candidate_groups;  // what the DP chose from (costs.us by index): the graph-level search's genes
   double generate_seconds = 0, dp_seconds = 0;  // search time, measuring excluded
@@ -267,12 +275,6 @@ double measure_group_us(AnyOp const& op, std::vector<TensorDesc> const& in, std:
 /// The reorders a placement of `g` may run, one per 4-D activation shape (graph inputs and the
 /// outputs of placed ops), in microseconds: from `db`, measuring (and saving) the shapes it
 /// does not know, with progress.
-struct MeasuredReorders {
-  std::map<std::string, double> us;  // by Shape::to_string()
-  std::size_t measured = 0;
-  double seconds = 0;
-};
-
 template <class Policy>
 MeasuredReorders measure_reorders(GraphFacts<BuiltinOps> const& facts, BasicCpuRuntime<Policy>& cpu, placement::CostDatabase& db, int copies,
                                   std::function<void(placement::CostProgress const&)> const& progress = {}) {
@@ -384,13 +386,9 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
                                        o.progress);
   auto by_index = [&](placement::Candidate const& c) { return r.costs.us[static_cast<std::size_t>(&c - candidates.data())]; };
   placement::DpOptions dp = o.dp;
-  std::map<std::string, double> reorders_us;  // by shape
   if (cpu.options().channels_last) {
-    auto measured = measure_reorders(facts, cpu, db, o.copies, o.progress);
-    reorders_us = std::move(measured.us);
-    r.costs.measured += measured.measured;
-    r.costs.measuring_seconds += measured.seconds;
-    dp.layout = channels_last_model(backends, facts, reorders_us);
+    r.reorders = measure_reorders(facts, cpu, db, o.copies, o.progress);
+    dp.layout = channels_last_model(backends, facts, r.reorders.us);
   }
   r.placement = placement::op_level_dp(facts, std::span<placement::Candidate const>(candidates), names, by_index, dp);
   r.dp_seconds = r.placement.seconds;
@@ -455,7 +453,10 @@ PlacedGraph place_guarded(Backends<B...> backends, Graph<BuiltinOps> const& g, B
   auto choice = choose_placement(judge, contenders);
   PlacedGraph r = std::move(placed[choice.kept]);
   for (std::size_t i = 0; i < placed.size(); ++i)  // the groups measured to place all of them
-    if (i != choice.kept) r.costs.measured += placed[i].costs.measured, r.costs.measuring_seconds += placed[i].costs.measuring_seconds;
+    if (i != choice.kept) {
+      r.costs.measured += placed[i].costs.measured, r.costs.measuring_seconds += placed[i].costs.measuring_seconds;
+      r.reorders.measured += placed[i].reorders.measured, r.reorders.seconds += placed[i].reorders.seconds;
+    }
   r.kept = contenders[choice.kept].first;
   r.guard = "kept " + r.kept;
   for (auto const& d : choice.decisions) r.guard += "; " + d.describe();
