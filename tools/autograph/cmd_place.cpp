@@ -59,8 +59,8 @@ std::string ops_split(placement::Placement const& p) {
   return split;
 }
 
-/// "1141 DP states" or, when the beam cut the search, "65536 DP states, 812345 cut by the beam of
-/// 2048 per level: not proven cheapest".
+/// "1141 DP states" or, when the beam cut the search, "65558 DP states, 79234 cut by the beam of
+/// 256 per level: not proven cheapest".
 std::string dp_states(placement::Placement const& p) {
   std::string r = std::to_string(p.states) + " DP states";
   if (p.states_cut > 0)

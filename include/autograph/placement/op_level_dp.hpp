@@ -56,10 +56,11 @@ namespace autograph::placement {
 struct DpOptions {
   double epsilon = 0;  // Eq. 2's context-switching cost per group, in the cost's unit
   /// Most states settled per number of placed nodes; 0: no bound (Eq. 3 exactly, whatever it
-  /// takes). 2048 cuts nothing on any zoo model but RandWire-WS under the synthetic costs of
-  /// test/placement/op_level_dp_beam_test.cpp; RandWire-WS's exact DP ran for minutes (issue 17's
-  /// place-zoo run stopped at 120 s), with the beam it settles about 0.5 M states in seconds.
-  std::size_t beam = 2048;
+  /// takes). 256 cuts nothing on any zoo model but RandWire-WS under the synthetic costs of
+  /// test/placement/op_level_dp_beam_test.cpp. RandWire-WS (64 px, measured costs, loaded 2-core
+  /// VM): beam 256 0.44 s, cover 1.123 ms; 2048 4.5 s, 1.123 ms; 8192 19.8 s, 1.122 ms; its exact
+  /// DP ran for minutes (issue 17's place-zoo run stopped at 120 s).
+  std::size_t beam = 256;
   LayoutModel layout = {};  // empty: no layout conversions charged
 };
 
