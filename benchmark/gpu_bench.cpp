@@ -15,7 +15,14 @@
 //
 //   gpu_bench [--out PREFIX] [--models a,b] [--repeats N] [--search-seconds S] [--pytorch FILE]
 //             [--no-search] [--no-ios] [--ios-max-states N] [--ios-max-group-kernels R]
-//             [--calibrate] [--cost-table FILE] [--label TEXT]
+//             [--calibrate] [--cost-table FILE] [--profiles FILE] [--label TEXT]
+//
+// A model named "NAME+fused" is NAME with rules::TransformerFusion applied greedily (the fused
+// transformer kernels), so "vit_b_16,vit_b_16+fused" measures them against the unfused ops.
+//
+// --profiles FILE writes each model's profile (cuda/profiler.hpp: every kernel signature's
+// marginal time and how many nodes of the model have it), keyed by model, so a model's kernel
+// time can be split by operator type.
 //
 // IOS measures every stage its DP considers, each a CUDA graph captured and replayed: on
 // Inception-v3 with IOS's default bounds that is minutes of GPU time (the first run on an H200
@@ -45,7 +52,9 @@
 #include "autograph/cuda/runtime.hpp"
 #include "autograph/graph/stats.hpp"
 #include "autograph/models/zoo.hpp"
+#include "autograph/rules/apply_greedily.hpp"
 #include "autograph/rules/library/default.hpp"
+#include "autograph/rules/transformer_fusion_engine.hpp"
 #include "autograph/runtime/simulated_runtime.hpp"
 #include "autograph/schedule/ios.hpp"
 #include "autograph/schedule/nimble.hpp"
@@ -67,6 +76,7 @@ struct Args {
   std::size_t ios_max_states = schedule::IosOptions{}.max_block_states;
   std::size_t ios_max_group_kernels = schedule::IosOptions{}.max_group_kernels;
   std::string cost_table;
+  std::string profiles;
   std::string label;
 };
 
@@ -74,7 +84,7 @@ struct Args {
   std::cerr << "gpu_bench: " << why << "\n"
             << "usage: gpu_bench [--out PREFIX] [--models a,b] [--repeats N] [--search-seconds S] [--pytorch FILE]\n"
                "                 [--no-search] [--no-ios] [--ios-max-states N] [--ios-max-group-kernels R]\n"
-               "                 [--calibrate] [--cost-table FILE] [--label TEXT]\n";
+               "                 [--calibrate] [--cost-table FILE] [--profiles FILE] [--label TEXT]\n";
   std::exit(2);
 }
 
@@ -100,6 +110,7 @@ Args parse(int argc, char** argv) {
     else if (k == "--ios-max-group-kernels") a.ios_max_group_kernels = std::stoul(value());
     else if (k == "--calibrate") a.calibrate = true;
     else if (k == "--cost-table") a.cost_table = value();
+    else if (k == "--profiles") a.profiles = value();
     else if (k == "--label") a.label = value();
     else usage("unknown option " + k);
   }
@@ -202,12 +213,18 @@ int main(int argc, char** argv) {
   }
 
   CostTable table;  // every model's measured per-op times, for the searches and calibration
+  json profiles = json::object();  // each model's profile, for --profiles
   std::map<std::string, std::map<std::string, Result>> results;
   std::vector<cuda::Workload<BuiltinOps>> candidates;
   std::map<std::string, double> candidate_ms;
   for (auto const& name : args.models) {
-    models::ModelInfo const& info = models::model_info(name);
+    // "vit_b_16+fused": the model with rules::TransformerFusion applied greedily (FusedAttention,
+    // MatMul + bias + GELU, AddLayerNorm: the CUDA kernels of issue 18), beside the plain model.
+    bool fused = name.ends_with("+fused");
+    std::string base = fused ? name.substr(0, name.size() - 6) : name;
+    models::ModelInfo const& info = models::model_info(base);
     Graph<> g = info.build({.batch = 1});
+    if (fused) g = rules::apply_greedily(g, rules::TransformerFusionEngine{}).graph;
     std::cerr << "[gpu_bench] " << name << ": " << graph_stats(g).operators << " operators\n";
     auto& row = results[name];
     auto keep = [&](std::string const& config, Graph<> const& graph, Schedule const& s, Result r) {
@@ -227,6 +244,7 @@ int main(int argc, char** argv) {
       auto profile = cuda::profile(g, gpu);
       for (auto const& e : profile.entries) table.set(profile.device_key, e.signature, {e.us, std::nullopt});
       gpu.set_cost_table(table);
+      profiles[name] = json::parse(profile.to_json(-1));
       std::cerr << "[gpu_bench]   profiled " << profile.entries.size() << " signatures in " << seconds_since(t0) << " s\n";
     } catch (std::exception const& e) {
       std::cerr << "[gpu_bench]   profiling failed (searches fall back to the roofline): " << e.what() << "\n";
@@ -394,6 +412,7 @@ int main(int argc, char** argv) {
     for (auto const& [sig, us] : t["devices"].value(all.device_key, json::object()).items()) all.entries.push_back({sig, us.get<double>(), 0});
     all.save(args.cost_table);
   }
+  if (!args.profiles.empty()) std::ofstream(args.profiles) << profiles.dump(1) << "\n";
   std::cout << md.str();
   std::cerr << "[gpu_bench] wrote " << args.out << ".md and " << args.out << ".json\n";
   return 0;

@@ -8,7 +8,6 @@
 
 namespace autograph::cpu {
 
-template GroupGraph group_graph<BuiltinOps>(Graph<BuiltinOps> const&, NodeGroup const&);
 template ChannelsLastIo channels_last_io<PlacedOps>(AnyOp const&, std::span<TensorDesc const>);
 template std::shared_ptr<CpuGraph const> lower<PlacedOps>(Graph<PlacedOps> const&, LowerOptions const&);
 // What placement and its tests ask of the default CPU runtime for placed graphs.

@@ -2,12 +2,18 @@
 #include "dnn.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <vector>
 
+#include "autograph/cuda/kernels.hpp"
 #include "autograph/cuda/libraries.hpp"
+#include "conv_engine.hpp"
 
 namespace autograph::cuda::dnn {
 namespace {
@@ -121,6 +127,85 @@ cudnnActivationMode_t cudnn_mode(ConvEpilogue::Fused f) {
   return f == ConvEpilogue::Fused::relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY;
 }
 
+/// AUTOGRAPH_CUDNN_ENGINES=0 keeps every convolution on the legacy API (to measure what the
+/// graph API gains); =log also prints each measured choice to stderr.
+std::string_view engines_setting() {
+  char const* v = std::getenv("AUTOGRAPH_CUDNN_ENGINES");
+  return v ? std::string_view(v) : std::string_view();
+}
+
+/// A device allocation for timing candidates, freed with its owner.
+struct Scratch {
+  void* p = nullptr;
+  explicit Scratch(std::size_t bytes) {
+    if (bytes && cudaMalloc(&p, bytes) != cudaSuccess) throw CudaError("cudaMalloc of " + std::to_string(bytes) + " bytes for timing a convolution");
+  }
+  Scratch(Scratch const&) = delete;
+  Scratch& operator=(Scratch const&) = delete;
+  ~Scratch() {
+    if (p) (void)cudaFree(p);
+  }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(p);
+  }
+};
+
+/// Device milliseconds of one `launch`: `per_graph` of them captured into one CUDA graph,
+/// replayed `replays` times between two events, as the runtime runs a model (so a library's
+/// host-side cost per call, paid once at capture, is not counted). Nullopt when any step
+/// fails: the candidate is then not taken.
+std::optional<float> replay_ms(std::function<void(cudaStream_t)> const& launch) {
+  constexpr int per_graph = 10, replays = 5;
+  cudaStream_t s = nullptr;
+  if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) return std::nullopt;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  bool capturing = false;
+  std::optional<float> ms;
+  try {
+    launch(s);  // once outside a graph: nothing lazy (module loading) may happen while capturing
+    check(cudaStreamSynchronize(s), "cudaStreamSynchronize", "timing a convolution");
+    check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture", "timing a convolution");
+    capturing = true;
+    for (int i = 0; i < per_graph; ++i) launch(s);
+    capturing = false;
+    check(cudaStreamEndCapture(s, &graph), "cudaStreamEndCapture", "timing a convolution");
+    check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate", "timing a convolution");
+    check(cudaGraphLaunch(exec, s), "cudaGraphLaunch", "timing a convolution");  // warm-up
+    check(cudaEventCreateWithFlags(&start, cudaEventDefault), "cudaEventCreateWithFlags", "timing a convolution");
+    check(cudaEventCreateWithFlags(&stop, cudaEventDefault), "cudaEventCreateWithFlags", "timing a convolution");
+    check(cudaEventRecord(start, s), "cudaEventRecord", "timing a convolution");
+    for (int r = 0; r < replays; ++r) check(cudaGraphLaunch(exec, s), "cudaGraphLaunch", "timing a convolution");
+    check(cudaEventRecord(stop, s), "cudaEventRecord", "timing a convolution");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize", "timing a convolution");
+    float total = 0;
+    check(cudaEventElapsedTime(&total, start, stop), "cudaEventElapsedTime", "timing a convolution");
+    ms = total / (per_graph * replays);
+  } catch (CudaError const&) {
+    if (capturing) {
+      cudaGraph_t partial = nullptr;
+      if (cudaStreamEndCapture(s, &partial) == cudaSuccess && partial) (void)cudaGraphDestroy(partial);
+    }
+    (void)cudaGetLastError();  // a failed candidate leaves no sticky error for the next call
+    ms.reset();
+  }
+  if (start) (void)cudaEventDestroy(start);
+  if (stop) (void)cudaEventDestroy(stop);
+  if (exec) (void)cudaGraphExecDestroy(exec);
+  if (graph) (void)cudaGraphDestroy(graph);
+  (void)cudaStreamSynchronize(s);
+  (void)cudaStreamDestroy(s);
+  return ms;
+}
+
+/// The graph-API plan measured fastest for one (device, shape, epilogue), if it beat the legacy algorithm.
+std::map<std::string, std::optional<ConvEngine>>& engine_cache() {
+  static std::map<std::string, std::optional<ConvEngine>> cache;
+  return cache;
+}
+
 }  // namespace
 
 std::string ConvShape::key() const {
@@ -134,6 +219,7 @@ std::string ConvShape::key() const {
 struct ConvForward::State {
   ConvDescriptors d;
   Choice choice;
+  std::optional<ConvEngine> engine;  // the graph API's plan, when measured faster (conv_engine.hpp)
   ConvEpilogue epilogue;
   TensorDesc bias;           // [1, k, 1, 1], when fused
   ActivationDesc activation;  // when fused
@@ -189,7 +275,70 @@ ConvForward::ConvForward(Device& device, ConvShape const& shape, bool allow_tf32
                                                 static_cast<cudnnConvolutionFwdAlgo_t>(s_->choice.algo), &bytes),
         "cudnnGetConvolutionForwardWorkspaceSize", s_->what);
   s_->choice.workspace = std::max(bytes, s_->choice.workspace);
+  if (allow_tf32 && engines_setting() != "0") choose_engine(device, shape, key, bias, act);
 }
+
+void ConvForward::choose_engine(Device& device, ConvShape const& shape, std::string const& key, bool bias, Activation act) {
+  // Only with TF32 allowed: the graph API's FP32 engines on Hopper are TF32 tensor-core
+  // kernels, and telling them apart needs each engine's numerical notes; without TF32 the
+  // legacy API's FMA math stays.
+  std::string engine_key = key + (bias ? " bias" : "") + " act" + std::to_string(static_cast<int>(act));
+  auto& cache = engine_cache();
+  auto it = cache.find(engine_key);
+  if (it == cache.end()) {
+    cudnnHandle_t h = device.libraries().cudnn;
+    std::vector<ConvEngine> engines = ConvEngine::candidates(h, shape, max_conv_workspace, 4);
+    std::optional<ConvEngine> chosen;
+    if (!engines.empty()) try {
+      std::size_t ws = s_->choice.workspace;
+      for (auto const& e : engines) ws = std::max(ws, e.workspace_bytes());
+      auto floats = [](auto... d) { return (static_cast<std::size_t>(d) * ...) * sizeof(float); };
+      Scratch x(floats(shape.n, shape.c, shape.h, shape.w)), w(floats(shape.k, shape.c / std::max(shape.groups, 1), shape.r, shape.s)),
+          y(floats(shape.n, shape.k, shape.out_h, shape.out_w)), b(floats(shape.k)), work(ws);
+      std::int64_t inner = std::int64_t{shape.out_h} * shape.out_w;
+      // A node's whole cost either way: the legacy call as run() makes it (fused or not) and its
+      // bias_activation pass if any, against the plan and the pass applying bias and activation.
+      auto after = [&](cudaStream_t st, SeparateEpilogue const& e) {
+        if (e.needed())
+          kernels::bias_activation(y.as<float>(), shape.n, shape.k, inner, e.bias ? b.as<float>() : nullptr,
+                                   static_cast<kernels::ActCode>(static_cast<int>(e.act)), st);
+      };
+      std::optional<float> legacy = replay_ms([&](cudaStream_t st) {
+        run(device, st, x.as<float>(), w.as<float>(), b.as<float>(), y.as<float>(), work.p);
+        after(st, s_->epilogue.after);
+      });
+      std::optional<float> best = legacy;
+      SeparateEpilogue engine_after{bias, act};
+      for (auto const& e : engines) {
+        std::optional<float> t = replay_ms([&](cudaStream_t st) {
+          check(cudnnSetStream(h, st), "cudnnSetStream", s_->what);
+          e.run(h, x.as<float>(), w.as<float>(), y.as<float>(), work.p);
+          after(st, engine_after);
+        });
+        if (legacy && t && *t < *best) {
+          best = t;
+          chosen = e;
+        }
+      }
+      (void)cudnnSetStream(h, nullptr);  // the timing streams are gone
+      if (engines_setting() == "log")
+        std::cerr << "[autograph cudnn] " << s_->what << (bias ? " +bias" : "") << " act " << static_cast<int>(act) << ": legacy algo "
+                  << s_->choice.algo << (legacy ? " " + std::to_string(*legacy * 1000) + " us" : " (untimed)") << "; "
+                  << (chosen ? chosen->name() + " " + std::to_string(*best * 1000) + " us, taken" : "no faster plan among " + std::to_string(engines.size()))
+                  << "\n";
+    } catch (CudaError const& e) {  // no scratch memory: the legacy algorithm stays
+      chosen.reset();
+      (void)cudnnSetStream(h, nullptr);
+      if (engines_setting() == "log") std::cerr << "[autograph cudnn] " << s_->what << ": graph-API plans not timed: " << e.what() << "\n";
+    }
+    it = cache.emplace(engine_key, std::move(chosen)).first;
+  }
+  if (!it->second) return;
+  s_->engine = it->second;
+  s_->epilogue = ConvEpilogue{ConvEpilogue::Fused::no, false, {bias, act}, true};
+  s_->choice.workspace = s_->engine->workspace_bytes();
+}
+
 ConvForward::~ConvForward() = default;
 std::size_t ConvForward::workspace_bytes() const { return s_->choice.workspace; }
 ConvEpilogue const& ConvForward::epilogue() const { return s_->epilogue; }
@@ -197,6 +346,10 @@ ConvEpilogue const& ConvForward::epilogue() const { return s_->epilogue; }
 void ConvForward::run(Device& device, cudaStream_t stream, float const* x, float const* w, float const* bias, float* y, void* workspace) const {
   cudnnHandle_t h = device.libraries().cudnn;
   check(cudnnSetStream(h, stream), "cudnnSetStream", s_->what);
+  if (s_->engine) {
+    s_->engine->run(h, x, w, y, workspace);
+    return;
+  }
   float one = 1.f, zero = 0.f;
   if (s_->epilogue.fused != ConvEpilogue::Fused::no) {
     // y = act(1 * conv(x, w) + 0 * z + bias) with z = y: with alpha2 = 0 the side input

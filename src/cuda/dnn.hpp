@@ -4,8 +4,9 @@
 //
 // The convolution algorithm is chosen by measurement (cudnnFind*), once per device and
 // signature for the whole process. cuDNN 9 still ships the legacy convolution API
-// (cudnn_cnn.h); it is what this uses: one call per convolution, capturable into CUDA graphs
-// with a caller-provided workspace.
+// (cudnn_cnn.h): one call per convolution, capturable into CUDA graphs with a caller-provided
+// workspace. With TF32 allowed, a forward convolution also times the graph API's execution
+// plans (conv_engine.hpp) and takes one where it is faster.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -42,6 +43,10 @@ class ConvForward {
   void run(Device& device, cudaStream_t stream, float const* x, float const* w, float const* bias, float* y, void* workspace) const;
 
  private:
+  /// With TF32 allowed, times cuDNN's graph-API plans for this convolution (conv_engine.hpp)
+  /// against the legacy choice, each with the bias_activation pass it needs, and keeps a plan
+  /// only when it is faster; once per device, shape and epilogue for the whole process.
+  void choose_engine(Device& device, ConvShape const& shape, std::string const& key, bool bias, Activation act);
   struct State;
   std::unique_ptr<State> s_;
 };

@@ -199,7 +199,7 @@ void lower(Conv2D const& op, Lowering& l) {
   if (!symmetric)
     l.launch("pad kernel", [=](LaunchArgs const& a) { kn::pad(pad, 0.f, a.in[0], static_cast<float*>(a.workspace[padded]), a.stream); });
   // One library call; the bias and activation in it unless cuDNN cannot fuse them (epilogue.hpp).
-  l.launch(std::string(fused ? conv_bias_act_launch : conv_launch), [=](LaunchArgs const& a) {
+  l.launch(std::string(ep.launches().front()), [=](LaunchArgs const& a) {
     float const* in = symmetric ? aligned(rx, a, 0) : static_cast<float const*>(a.workspace[padded]);
     float const* b = ep.zero_bias ? static_cast<float const*>(a.uploaded[zeros]) : fused && bias ? aligned(rb, a, 2) : nullptr;
     plan->run(*a.device, a.stream, in, aligned(rw, a, 1), b, a.out[0], a.workspace[ws]);

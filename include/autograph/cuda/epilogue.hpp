@@ -18,6 +18,7 @@ namespace autograph::cuda {
 /// The names the launches are registered under (LoweredGraph::Launch::what).
 inline constexpr std::string_view conv_launch = "cudnnConvolutionForward";
 inline constexpr std::string_view conv_bias_act_launch = "cudnnConvolutionBiasActivationForward";
+inline constexpr std::string_view conv_engine_launch = "cudnnBackendExecute";
 inline constexpr std::string_view gemm_launch = "cublasLtMatmul";
 inline constexpr std::string_view bias_activation_launch = "bias_activation kernel";
 
@@ -37,10 +38,13 @@ struct ConvEpilogue {
   Fused fused = Fused::no;
   bool zero_bias = false;  // relu without a bias: the fused call reads a bias all the same (zeros)
   SeparateEpilogue after;
+  /// The convolution runs through cuDNN's graph API (an execution plan measured faster than
+  /// the legacy algorithm, src/cuda/conv_engine.hpp); fused is then no.
+  bool engine = false;
   bool operator==(ConvEpilogue const&) const = default;
 
   std::vector<std::string_view> launches() const {
-    std::vector<std::string_view> l{fused == Fused::no ? conv_launch : conv_bias_act_launch};
+    std::vector<std::string_view> l{engine ? conv_engine_launch : fused == Fused::no ? conv_launch : conv_bias_act_launch};
     if (after.needed()) l.push_back(bias_activation_launch);
     return l;
   }

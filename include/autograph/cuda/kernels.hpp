@@ -148,6 +148,45 @@ struct ResizeLayout {
 };
 void resize(ResizeLayout const& r, ResizeTap const* table, float const* x, float* y, cudaStream_t stream);
 
+/// A direct depthwise convolution (OwnCudaKernels, cuda/backends/own_kernels.hpp): groups =
+/// input channels, `multiplier` output channels per input channel (weight [C * multiplier, 1,
+/// kernel_h, kernel_w]), y = act(conv(x, w) + bias) with any padding, stride and dilation, one
+/// thread per output element (PyTorch's conv_depthwise2d_forward_kernel does the same for the
+/// batch-1 depthwise convolutions it keeps away from cuDNN). bias may be null.
+struct DepthwiseLayout {
+  std::int64_t n = 0, channels = 0, multiplier = 1, h = 0, w = 0, out_h = 0, out_w = 0;
+  std::int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  std::int64_t pad_top = 0, pad_left = 0;
+  ActCode act = ActCode::none;
+};
+void depthwise_conv2d(DepthwiseLayout const& d, float const* x, float const* w, float const* bias, float* y, cudaStream_t stream);
+
+/// An elementwise chain in one pass (OwnCudaKernels): each element of the output is computed
+/// from the same element of every per-element input through `steps` steps, each writing one
+/// slot (slots: the inputs first, then one per step), so the intermediate tensors never reach
+/// memory. A batch-norm step reads per-channel inputs (scale, bias, mean, var) at the element's
+/// channel, (i / inner) % channels, the formula of the batch_norm kernel.
+inline constexpr int max_chain_inputs = 12;
+inline constexpr int max_chain_steps = 8;
+struct ChainStep {
+  enum class Kind : int { unary, binary, batch_norm } kind = Kind::unary;
+  int code = 0;               // UnaryCode (scale included) or BinaryCode
+  float alpha = 0, beta = 0;  // unary parameters; batch norm: alpha is epsilon
+  int a = 0, b = 0;           // operand slots
+  int params[4] = {};         // batch norm: the input indices of scale, bias, mean, var
+};
+struct ChainProgram {
+  int inputs = 0, steps = 0;
+  bool per_channel[max_chain_inputs] = {};  // inputs read per channel (batch-norm parameters), not per element
+  ChainStep step[max_chain_steps] = {};
+  std::int64_t n = 0, channels = 1, inner = 1;  // elements; the layout per-channel inputs are read in
+};
+struct ChainInputs {
+  float const* ptr[max_chain_inputs] = {};
+};
+/// y[i] = the last step's slot, for i < n.
+void elementwise_chain(ChainProgram const& p, ChainInputs const& in, float* y, cudaStream_t stream);
+
 /// y[i] = value for i < n.
 void fill(float* y, std::int64_t n, float value, cudaStream_t stream);
 

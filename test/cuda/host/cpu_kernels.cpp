@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include <string>
 #include <vector>
 
 #include "autograph/cuda/attention_tiles.hpp"
@@ -331,6 +332,55 @@ void resize(ResizeLayout const& r, ResizeTap const* table, float const* x, float
       if (w != 0.f) acc += w * x[off];
     }
     y[i] = acc;
+  }
+}
+
+void depthwise_conv2d(DepthwiseLayout const& d, float const* x, float const* w, float const* bias, float* y, cudaStream_t) {
+  std::int64_t total = d.n * d.channels * d.multiplier * d.out_h * d.out_w;
+  for (std::int64_t i = 0; i < total; ++i) {  // the GPU kernel's index arithmetic (src/cuda/own_backend.cu)
+    std::int64_t ow = i % d.out_w, r = i / d.out_w;
+    std::int64_t oh = r % d.out_h;
+    r /= d.out_h;
+    std::int64_t k = r % (d.channels * d.multiplier), n = r / (d.channels * d.multiplier);
+    std::int64_t c = k / d.multiplier;
+    float const* image = x + (n * d.channels + c) * d.h * d.w;
+    float const* filter = w + k * d.kernel_h * d.kernel_w;
+    float acc = 0.f;
+    for (std::int64_t fh = 0; fh < d.kernel_h; ++fh) {
+      std::int64_t ih = oh * d.stride_h - d.pad_top + fh * d.dilation_h;
+      if (ih < 0 || ih >= d.h) continue;
+      for (std::int64_t fw = 0; fw < d.kernel_w; ++fw) {
+        std::int64_t iw = ow * d.stride_w - d.pad_left + fw * d.dilation_w;
+        if (iw < 0 || iw >= d.w) continue;
+        acc += image[ih * d.w + iw] * filter[fh * d.kernel_w + fw];
+      }
+    }
+    y[i] = activate(d.act, acc + (bias ? bias[k] : 0.f));
+  }
+}
+
+void elementwise_chain(ChainProgram const& p, ChainInputs const& in, float* y, cudaStream_t) {
+  if (p.n == 0) return;
+  if (p.steps < 1 || p.steps > max_chain_steps || p.inputs > max_chain_inputs)
+    throw CudaError("elementwise_chain kernel: " + std::to_string(p.steps) + " steps and " + std::to_string(p.inputs) + " inputs");
+  for (std::int64_t i = 0; i < p.n; ++i) {
+    float slot[max_chain_inputs + max_chain_steps];
+    for (int k = 0; k < p.inputs; ++k) slot[k] = p.per_channel[k] ? 0.f : in.ptr[k][i];
+    for (int s = 0; s < p.steps; ++s) {
+      ChainStep const& st = p.step[s];
+      float v;
+      if (st.kind == ChainStep::Kind::unary) {
+        v = unary_op(static_cast<UnaryCode>(st.code), slot[st.a], st.alpha, st.beta);
+      } else if (st.kind == ChainStep::Kind::binary) {
+        v = binary_op(static_cast<BinaryCode>(st.code), slot[st.a], slot[st.b]);
+      } else {
+        std::int64_t c = (i / p.inner) % p.channels;
+        float a = in.ptr[st.params[0]][c] / std::sqrt(in.ptr[st.params[3]][c] + st.alpha);
+        v = (slot[st.a] - in.ptr[st.params[2]][c]) * a + in.ptr[st.params[1]][c];
+      }
+      slot[p.inputs + s] = v;
+    }
+    y[i] = slot[p.inputs + p.steps - 1];
   }
 }
 

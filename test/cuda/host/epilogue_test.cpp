@@ -30,6 +30,14 @@ TEST(Epilogue, ConvBiasReluIsOneCudnnCallAndNoSeparateKernel) {
   }
 }
 
+TEST(Epilogue, AGraphApiPlanIsOneExecuteAndTheSeparateKernelWhenThereIsAnEpilogue) {
+  // dnn::ConvForward takes a graph-API plan only when it measured faster with this pass included.
+  ConvEpilogue plain{CF::no, false, {}, true}, bias_relu{CF::no, false, {true, relu}, true};
+  EXPECT_EQ(plain.launches(), Launches{"cudnnBackendExecute"});
+  EXPECT_EQ(bias_relu.launches(), (Launches{"cudnnBackendExecute", "bias_activation kernel"}));
+  EXPECT_NE(bias_relu, (ConvEpilogue{CF::no, false, {true, relu}, false}));
+}
+
 TEST(Epilogue, MatMulReluIsOneCublasLtCallWithTheEpilogue) {
   EXPECT_EQ(gemm_epilogue(false, relu), (GemmEpilogue{GF::relu, {}}));            // CUBLASLT_EPILOGUE_RELU
   EXPECT_EQ(gemm_epilogue(false, relu).launches(), Launches{"cublasLtMatmul"});

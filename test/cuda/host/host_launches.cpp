@@ -40,7 +40,8 @@ std::vector<Launch const*> random_interleaving(Schedule const& s, std::mt19937_6
 /// memory plan (stale bytes are NaN, so reading a buffer another node has taken over shows).
 /// A matrix product's cuBLASLt call (which has no CPU version) is the reference MatMul with
 /// the epilogue cuBLASLt fuses (gemm_epilogue); the node's other launches run as they are.
-std::vector<Tensor> run_launches(Graph<> const& g, LoweredGraph const& lg, Schedule const& s, std::vector<Launch const*> const& order,
+template <class Set>
+std::vector<Tensor> run_launches(Graph<Set> const& g, LoweredGraph const& lg, Schedule const& s, std::vector<Launch const*> const& order,
                                  std::vector<Tensor> const& inputs) {
   HappensBefore hb(lg.id_bound);
   hb.build(s);
@@ -77,7 +78,9 @@ std::vector<Tensor> run_launches(Graph<> const& g, LoweredGraph const& lg, Sched
         launch.fn(args);
         continue;
       }
-      MatMul const& mm = *g[l->node].op.get_if<MatMul>();
+      auto const* found = g[l->node].op.template get_if<MatMul>();
+      if (!found) throw Error("host launches: " + g.label(l->node) + " calls cuBLASLt, which has a CPU version here only for a MatMul node");
+      MatMul const& mm = *found;
       GemmEpilogue ep = gemm_epilogue(n.inputs.size() == 3, mm.act);
       bool relu = ep.fused == GemmEpilogue::Fused::relu || ep.fused == GemmEpilogue::Fused::relu_bias;
       std::vector<Tensor> operands;
@@ -115,13 +118,12 @@ std::vector<Tensor> run_launches(Graph<> const& g, LoweredGraph const& lg, Sched
   return ::testing::AssertionSuccess();
 }
 
-}  // namespace
-
-void check_launches(Graph<> const& g, std::string const& what, float lo, float hi, double tolerance) {
+template <class Set>
+void check_launches_of(Graph<Set> const& g, std::string const& what, float lo, float hi, double tolerance) {
   std::vector<Tensor> inputs;
   std::uint64_t seed = 3;
   for (NodeId id : g.inputs()) inputs.push_back(Tensor::random(g[id].outputs[0].shape, seed++, lo, hi));
-  auto want = ReferenceExecutor<>().run(g, std::span<Tensor const>(inputs));
+  auto want = ReferenceExecutor<Set>().run(g, std::span<Tensor const>(inputs));
   KernelDag dag(g);
   std::mt19937_64 rng(7);
   std::vector<std::vector<NodeId>> streams(3);
@@ -139,6 +141,15 @@ void check_launches(Graph<> const& g, std::string const& what, float lo, float h
               << what << ", " << (options.views ? "views" : "copies") << ", " << name << ", interleaving " << i << ", output " << o;
       }
   }
+}
+
+}  // namespace
+
+void check_launches(Graph<> const& g, std::string const& what, float lo, float hi, double tolerance) {
+  check_launches_of(g, what, lo, hi, tolerance);
+}
+void check_launches(Graph<PlacedOps> const& g, std::string const& what, float lo, float hi, double tolerance) {
+  check_launches_of(g, what, lo, hi, tolerance);
 }
 
 }  // namespace autograph::cuda::testing

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "autograph/cuda/backends/backend_group.hpp"
 #include "autograph/graph/graph.hpp"
 
 namespace autograph::cuda::testing {
@@ -17,5 +18,8 @@ namespace autograph::cuda::testing {
 /// reference's outputs within `tolerance` (relative L2), inputs uniform in [lo, hi]. A matrix
 /// product's cuBLASLt call runs as the reference MatMul with cuBLASLt's fused epilogue.
 void check_launches(Graph<> const& g, std::string const& what, float lo = -1.f, float hi = 1.f, double tolerance = 1e-5);
+/// The same for a graph placed on the CUDA runtime's backends (cuda/backends/place.hpp), against
+/// the reference executor's outputs of the placed graph (a BackendGroup's are its group's).
+void check_launches(Graph<PlacedOps> const& g, std::string const& what, float lo = -1.f, float hi = 1.f, double tolerance = 1e-5);
 
 }  // namespace autograph::cuda::testing

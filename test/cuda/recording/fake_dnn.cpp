@@ -209,6 +209,25 @@ cudnnStatus_t cudnnDestroyActivationDescriptor(cudnnActivationDescriptor_t d) {
   delete d;
   return CUDNN_STATUS_SUCCESS;
 }
+// cuDNN's graph API (src/cuda/conv_engine.cpp): this recording cuDNN offers no backend
+// descriptors, so every convolution keeps its legacy algorithm here, as on a cuDNN whose graph
+// API offers no plan for a shape. What runs through the graph API on a GPU is therefore not
+// checked by these recordings (README, "The CUDA runtime without a GPU").
+cudnnStatus_t cudnnBackendCreateDescriptor(cudnnBackendDescriptorType_t, cudnnBackendDescriptor_t* d) {
+  *d = nullptr;
+  return CUDNN_STATUS_NOT_SUPPORTED;
+}
+cudnnStatus_t cudnnBackendDestroyDescriptor(cudnnBackendDescriptor_t) { return CUDNN_STATUS_SUCCESS; }
+cudnnStatus_t cudnnBackendFinalize(cudnnBackendDescriptor_t) { return CUDNN_STATUS_NOT_SUPPORTED; }
+cudnnStatus_t cudnnBackendSetAttribute(cudnnBackendDescriptor_t, cudnnBackendAttributeName_t, cudnnBackendAttributeType_t, int64_t,
+                                       void const*) {
+  return CUDNN_STATUS_NOT_SUPPORTED;
+}
+cudnnStatus_t cudnnBackendGetAttribute(cudnnBackendDescriptor_t const, cudnnBackendAttributeName_t, cudnnBackendAttributeType_t, int64_t,
+                                       int64_t*, void*) {
+  return CUDNN_STATUS_NOT_SUPPORTED;
+}
+cudnnStatus_t cudnnBackendExecute(cudnnHandle_t, cudnnBackendDescriptor_t, cudnnBackendDescriptor_t) { return CUDNN_STATUS_NOT_SUPPORTED; }
 cudnnStatus_t cudnnGetConvolutionBackwardDataAlgorithmMaxCount(cudnnHandle_t, int* count) {
   *count = 6;
   return CUDNN_STATUS_SUCCESS;

@@ -50,6 +50,7 @@
 #include "autograph/placement/measured_choice.hpp"
 #include "autograph/placement/op_level_dp.hpp"
 #include "autograph/placement/pattern_generator.hpp"
+#include "autograph/placement/placed_graph.hpp"
 #include "autograph/schedule/sequential.hpp"
 
 namespace autograph::cpu {
@@ -150,44 +151,19 @@ Graph<PlacedOps> placed_graph(Backends<B...>, Graph<BuiltinOps> const& g, placem
                               std::vector<std::string>* node_backend = nullptr) {
   std::vector<detail::CpuBackendOps> ops{detail::cpu_backend_ops<B>()...};
   std::vector<std::string> names{std::string(B::name)...};
-  Graph<PlacedOps> out;
-  std::map<std::pair<NodeId, std::uint32_t>, Value> map;
-  auto mapped = [&](Value v) { return map.at({v.node, v.port}); };
-  std::vector<char> in_group(g.id_bound(), 0);
-  for (auto const& pg : p.groups)
-    for (NodeId n : pg.group.nodes) in_group[n] = 1;
-  for (NodeId n : topological_order(g)) {  // sources and constants: not placed, read by the groups
-    if (in_group[n]) continue;
-    std::vector<Value> ins;
-    for (Value v : g[n].inputs) ins.push_back(mapped(v));
-    NodeId id = out.add(g[n].op, std::span<Value const>(ins), g[n].name);
-    for (std::uint32_t port = 0; port < g[n].outputs.size(); ++port) map[{n, port}] = Value{id, port};
-  }
-  for (auto const& pg : p.groups) {
-    auto const& backend = p.backends.at(pg.backend);
-    auto it = std::ranges::find(names, backend);
-    if (it == names.end()) throw Error("placed_graph(): the placement uses backend '" + backend + "', which is not in the list given");
-    GroupGraph gg = group_graph(g, pg.group);
-    AnyOp op = detail::group_op(ops[static_cast<std::size_t>(it - names.begin())], backend, pg.pattern, gg);
-    std::vector<Value> ins;
-    for (Value v : gg.inputs) ins.push_back(mapped(v));
-    std::string name = g[pg.group.nodes.front()].name;
-    if (pg.group.size() > 1) name += "+" + std::to_string(pg.group.size() - 1);
-    // One op kept as itself has its own outputs (the group's escaping values are some of them,
-    // by port); a fused op or a BackendGroup has the group's escaping values, in order.
-    bool itself = !op.is<BackendGroup>() && detail::single_op(gg);
-    NodeId id = out.add(std::move(op), std::span<Value const>(ins), name);
-    for (std::uint32_t i = 0; i < gg.outputs.size(); ++i) map[{gg.outputs[i].node, gg.outputs[i].port}] = Value{id, itself ? gg.outputs[i].port : i};
-    if (node_backend) {
-      node_backend->resize(out.id_bound());
-      (*node_backend)[id] = backend;
-    }
-  }
-  if (node_backend) node_backend->resize(out.id_bound());
-  std::vector<Value> outs;
-  for (Value v : g.outputs()) outs.push_back(mapped(v));
-  out.set_outputs(std::move(outs));
-  return out;
+  return placement::placed_graph<PlacedOps>(
+      g, p,
+      [&](placement::PlacedGroup const& pg, GroupGraph const& gg) {
+        auto const& backend = p.backends.at(pg.backend);
+        auto it = std::ranges::find(names, backend);
+        if (it == names.end()) throw Error("placed_graph(): the placement uses backend '" + backend + "', which is not in the list given");
+        AnyOp op = detail::group_op(ops[static_cast<std::size_t>(it - names.begin())], backend, pg.pattern, gg);
+        // One op kept as itself has its own outputs (the group's escaping values are some of them,
+        // by port); a fused op or a BackendGroup has the group's escaping values, in order.
+        bool itself = !op.is<BackendGroup>() && detail::single_op(gg);
+        return placement::GroupNode{std::move(op), itself};
+      },
+      node_backend);
 }
 
 namespace detail {

@@ -1,6 +1,7 @@
 #pragma once
 // rules::Default: the built-in rule library — every rewrite the TASO, MetaFlow, IOS and
 // AutoGraph papers rely on, as one type list.
+#include "autograph/rules/library/common_subexpression.hpp"
 #include "autograph/rules/library/concat.hpp"
 #include "autograph/rules/library/conv_folding.hpp"
 #include "autograph/rules/library/elementwise.hpp"
@@ -12,9 +13,10 @@
 
 namespace autograph::rules {
 
-/// Fusions and foldings: rewrites that remove kernels without changing parallelism.
+/// Fusions and foldings: rewrites that remove kernels without changing parallelism, and the
+/// elimination of repeated kernels.
 using Fusions = Rules<FuseConvRelu, FuseConvSigmoid, FuseConvTanh, FuseMatMulRelu, FuseMatMulSigmoid, FuseMatMulTanh, FoldConvBatchNorm,
-                      FoldConvBias, FoldConvScale>;
+                      FoldConvBias, FoldConvScale, EliminateCommonSubexpression>;
 /// Merges: fewer, larger kernels (and their inverses), which trade parallelism for launches.
 using Merges = Rules<EnlargeConvKernel, MergeSiblingOps, MergeAllSiblingOps, MergeInputChannels, SplitInputChannels, RegroupConvBy4,
                      RegroupConvBy8, MergeParallelConvs, ConcatConvsToGroupedConv, AvgPoolAdd>;
