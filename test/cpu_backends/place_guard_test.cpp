@@ -75,14 +75,26 @@ struct Slow {
   }
 };
 
+/// Every Relu of `g` recorded free on the slow backend, and every reorder free (its kernel
+/// reads and writes plain, between channels-last convolutions: the DP charges the conversions).
+void record_free_relus(Graph<> const& g, placement::CostDatabase& db) {
+  GraphFacts<BuiltinOps> facts(g);
+  for (NodeId n : facts.placed_nodes()) {
+    if (g[n].is<Relu>()) db.insert("slow", group_signature(facts, NodeGroup{{n}}), 0.0);
+    for (auto const& d : g[n].outputs)
+      if (d.shape.rank() == 4) db.insert("reorder", reorder_signature(d.shape), 0.0);
+    for (Value in : g[n].inputs)
+      if (g.desc(in).shape.rank() == 4) db.insert("reorder", reorder_signature(g.desc(in).shape), 0.0);
+  }
+}
+
 TEST(Place, TheGuardKeepsTheSingleBackendWhenThePlacementMeasuresSlower) {
   auto g = models::build("squeezenet1_1", {.resolution = 32, .weight_seed = 2});
   CpuRuntime cpu(quick());
   placement::CostDatabase db(fresh_db("guard.json"), cpu_device_name(cpu));
-  // Costs recorded as if the slow Relus were free: the DP places every Relu there.
-  GraphFacts<BuiltinOps> facts(g);
-  for (NodeId n : facts.placed_nodes())
-    if (g[n].is<Relu>()) db.insert("slow", group_signature(facts, NodeGroup{{n}}), 0.0);
+  // Costs recorded as if the slow Relus were free, and the reorders around their plain kernel
+  // too: the DP places every Relu there.
+  record_free_relus(g, db);
   auto singles = single_backends(Backends<backends::OneDnn, Slow>{});
   ASSERT_EQ(singles.size(), 2u);
   EXPECT_EQ(singles[0].label, "onednn alone");
@@ -104,9 +116,7 @@ TEST(PlacingCpuRuntime, WithSinglesEachGraphKeepsTheSingleBackendWhenItsPlacemen
   using Rt = PlacingCpuRuntime<Backends<backends::OneDnn, Slow>>;
   {
     placement::CostDatabase db(path, cpu_device_name(CpuRuntime(quick())));  // the name PlacingCpuRuntime reads it under
-    GraphFacts<BuiltinOps> facts(g);
-    for (NodeId n : facts.placed_nodes())
-      if (g[n].is<Relu>()) db.insert("slow", group_signature(facts, NodeGroup{{n}}), 0.0);
+    record_free_relus(g, db);
     db.save();
   }
   auto count_slow = [&](Rt& rt) {

@@ -1,8 +1,9 @@
-// Group costs in the layout the model gives them (cpu/backends/place.hpp): a kernel that reads
-// and writes plain is charged the reorders of its 4-D activations; one that takes channels-last
-// (oneDNN's convolution, our elementwise chain) is not.
+// Layouts of placed groups (cpu/backends/place.hpp): which values a group's kernel takes and
+// gives channels-last (oneDNN's convolution, our elementwise chain: yes; our direct depthwise
+// kernel, a view: no), and the reorders the DP charges on edges, measured once per shape.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -14,7 +15,7 @@
 namespace autograph::cpu {
 namespace {
 
-/// The single op `op_name` of `g` as `B` runs it, with what measure_group_us needs.
+/// The single op `n` of `g` as `B` runs it, with its inputs.
 struct GroupOf {
   AnyOp op;
   std::vector<TensorDesc> in;
@@ -50,43 +51,52 @@ Depthwise depthwise() {
 TEST(PlaceLayout, OwnDepthwiseReadsAndWritesPlain) {
   auto d = depthwise();
   auto own = group_of<backends::OwnKernels>(d.graph, d.conv);
-  auto plain = plain_boundary_tensors(own.op, own.in, own.constant, 1);
-  ASSERT_EQ(plain.size(), 2u);
-  EXPECT_EQ(plain[0], Shape({1, 16, 20, 20}));  // its input
-  EXPECT_EQ(plain[1], Shape({1, 16, 10, 10}));  // its output
+  auto io = channels_last_io<PlacedOps>(own.op, own.in);
+  ASSERT_EQ(io.takes.size(), 2u);  // x and the weight
+  EXPECT_FALSE(io.takes[0]);
+  EXPECT_FALSE(io.gives);
 }
 
-TEST(PlaceLayout, ChannelsLastKernelsAreChargedNoReorder) {
+TEST(PlaceLayout, ChannelsLastKernelsTakeAndGiveIt) {
   auto d = depthwise();
   auto dnn = group_of<backends::OneDnn>(d.graph, d.conv);
-  EXPECT_TRUE(plain_boundary_tensors(dnn.op, dnn.in, dnn.constant, 1).empty());
+  auto io = channels_last_io<PlacedOps>(dnn.op, dnn.in);
+  EXPECT_TRUE(io.takes[0]);
+  EXPECT_TRUE(io.gives);
   auto chain = group_of<backends::OwnKernels>(d.graph, d.relu);  // an elementwise chain of one op: any layout
-  EXPECT_TRUE(plain_boundary_tensors(chain.op, chain.in, chain.constant, 1).empty());
+  auto chain_io = channels_last_io<PlacedOps>(chain.op, chain.in);
+  EXPECT_TRUE(chain_io.takes[0]);
+  EXPECT_TRUE(chain_io.gives);
 }
 
-TEST(PlaceLayout, PlainKernelsPayTheirReordersOncePerShape) {
+TEST(PlaceLayout, AViewTakesAndGivesNothing) {
+  GraphBuilder<> b;
+  Value x = b.input("x", {1, 16, 4, 4});
+  Value r = b.reshape(b.relu(x), {1, 16, 2, 8});
+  Graph<> g = std::move(b).build({r});
+  auto view = group_of<backends::OneDnn>(g, r.node);
+  auto io = channels_last_io<PlacedOps>(view.op, view.in);
+  EXPECT_FALSE(io.takes[0]);
+  EXPECT_FALSE(io.gives);
+}
+
+TEST(PlaceLayout, ReordersAreMeasuredOncePerShapeAndKept) {
   auto d = depthwise();
   CpuRuntime cpu({.warmup = 1, .budget_ms = 2});
-  std::map<std::string, double> reorders;
-  auto own = group_of<backends::OwnKernels>(d.graph, d.conv);
-  double us = measure_group_us(own.op, own.in, own.constant, cpu, 3, reorders);
-  ASSERT_EQ(reorders.size(), 2u);
-  EXPECT_TRUE(reorders.contains(Shape({1, 16, 20, 20}).to_string()));
-  EXPECT_TRUE(reorders.contains(Shape({1, 16, 10, 10}).to_string()));
-  EXPECT_GE(us, reorders.begin()->second + std::next(reorders.begin())->second);
-  // A oneDNN group adds none.
-  auto dnn = group_of<backends::OneDnn>(d.graph, d.conv);
-  measure_group_us(dnn.op, dnn.in, dnn.constant, cpu, 3, reorders);
-  EXPECT_EQ(reorders.size(), 2u);
-}
-
-TEST(PlaceLayout, AllPlainRuntimesChargeNoReorder) {
-  auto d = depthwise();
-  CpuRuntime cpu({.warmup = 1, .budget_ms = 2, .channels_last = false});
-  std::map<std::string, double> reorders;
-  auto own = group_of<backends::OwnKernels>(d.graph, d.conv);
-  measure_group_us(own.op, own.in, own.constant, cpu, 3, reorders);
-  EXPECT_TRUE(reorders.empty());
+  GraphFacts<BuiltinOps> facts(d.graph);
+  auto path = std::filesystem::temp_directory_path() / "autograph_place_layout_reorders.json";
+  std::filesystem::remove(path);
+  placement::CostDatabase db(path, cpu_device_name(cpu));
+  auto first = measure_reorders(facts, cpu, db, 3);
+  EXPECT_EQ(first.measured, 2u);  // x [1,16,20,20] and the convolution's output [1,16,10,10] (the Relu's is the same shape)
+  ASSERT_EQ(first.us.size(), 2u);
+  EXPECT_TRUE(first.us.contains(Shape({1, 16, 20, 20}).to_string()));
+  EXPECT_TRUE(first.us.contains(Shape({1, 16, 10, 10}).to_string()));
+  placement::CostDatabase again(path, cpu_device_name(cpu));
+  auto second = measure_reorders(facts, cpu, again, 3);
+  EXPECT_EQ(second.measured, 0u);
+  EXPECT_EQ(second.us, first.us);
+  std::filesystem::remove(path);
 }
 
 TEST(PlaceLayout, AReorderIsOneCopyThatCosts) {

@@ -15,7 +15,8 @@
 // placed by the DP, then measured; --search-time seconds). Prints each comparison, the search
 // times, which backend runs how many ops in each placement, and a markdown row of what each
 // search kept (benchmark/place-zoo.sh collects them); --dot draws the graph-level placement,
-// one colour per backend.
+// one colour per backend. --beam bounds the op-level DP's states per number of placed ops
+// (DpOptions::beam; 0: exact), and every placement says when the bound cut its search.
 #include <autograph/cpu/backends/blas.hpp>
 #include <autograph/cpu/backends/graph_level.hpp>
 #include <autograph/cpu/backends/onednn.hpp>
@@ -45,6 +46,7 @@ struct PlaceCmdOptions {
   double group_budget_ms = 20;
   double graph_budget_s = 60;
   double search_time_s = 60;
+  std::size_t beam = placement::DpOptions{}.beam;
   cli::OutputFile dot{"--dot"};
 };
 
@@ -55,6 +57,15 @@ std::string ops_split(placement::Placement const& p) {
   std::string split;
   for (auto const& [b, n] : ops) split += (split.empty() ? "" : ", ") + b + " " + std::to_string(n);
   return split;
+}
+
+/// "1141 DP states" or, when the beam cut the search, "65558 DP states, 79234 cut by the beam of
+/// 256 per level: not proven cheapest".
+std::string dp_states(placement::Placement const& p) {
+  std::string r = std::to_string(p.states) + " DP states";
+  if (p.states_cut > 0)
+    r += ", " + std::to_string(p.states_cut) + " cut by the beam of " + std::to_string(p.beam) + " per level: not proven cheapest";
+  return r;
 }
 
 int run_place(PlaceCmdOptions const& o) {
@@ -84,12 +95,13 @@ int run_place(PlaceCmdOptions const& o) {
   variants.push_back({"op-level placement (all)", {}});
   std::vector<cpu::PlacedGraph> placed;
   for (auto const& v : variants) {
-    placed.push_back(cpu::place(All{}, g, profiler, db, {.backends = v.backends, .progress = progress}));
+    placed.push_back(cpu::place(All{}, g, profiler, db, {.backends = v.backends, .dp = {.beam = o.beam}, .progress = progress}));
     auto const& p = placed.back();
     std::cout << "  " << v.label << ": " << p.placement.groups.size() << " kernels (ops: " << ops_split(p.placement) << "), sum of group costs "
               << cli::fixed(p.placement.cost / 1000.0, 3) << " ms; " << p.candidates << " candidates, search "
-              << cli::fixed(p.generate_seconds + p.dp_seconds, 3) << " s (" << p.placement.states << " DP states); " << p.costs.measured
-              << " groups measured in " << cli::fixed(p.costs.measuring_seconds, 1) << " s\n";
+              << cli::fixed(p.generate_seconds + p.dp_seconds, 3) << " s (" << dp_states(p.placement) << "); " << p.placement.conversions
+              << " layout conversions charged; " << p.costs.measured << " groups measured in " << cli::fixed(p.costs.measuring_seconds, 1) << " s, "
+              << p.reorders.measured << " reorders in " << cli::fixed(p.reorders.seconds, 1) << " s\n";
   }
   std::size_t const singles = variants.size() - 1;
   using Contenders = std::vector<std::pair<std::string, cpu::PlacedGraph const*>>;
@@ -128,14 +140,15 @@ int run_place(PlaceCmdOptions const& o) {
   // Weights get data so that the rewrites fold constants, as `autograph optimize` does.
   Graph<> filled = g;
   fill_random_weights(filled, 1);
-  cpu::PlacingCpuRuntime<All> placing({}, {.database = o.db, .group_budget_ms = o.group_budget_ms, .progress = progress});
+  cpu::PlacingCpuRuntime<All> placing({}, {.database = o.db, .group_budget_ms = o.group_budget_ms, .dp = {.beam = o.beam}, .progress = progress});
   Optimizer<Graph<>, rules::Default, MixedCriticalPath<0.25>, cpu::PlacingCpuRuntime<All>> opt(placing, {.time_limit_s = o.search_time_s});
   auto best_graph = opt.optimize(filled);
   auto const& autograph_placed = placing.placed(best_graph.graph);
   std::cout << "  autograph + placement: " << autograph_placed.placement.groups.size() << " kernels (ops: " << ops_split(autograph_placed.placement)
             << "); " << best_graph.measured << " graphs measured placed, " << placing.graphs_placed() << " placed, search "
             << cli::fixed(best_graph.search_seconds, 1) << " s (limit " << cli::fixed(o.search_time_s, 0) << " s; placing "
-            << cli::fixed(placing.placing_seconds(), 2) << " s of it, " << placing.groups_measured() << " groups measured); "
+            << cli::fixed(placing.placing_seconds(), 2) << " s of it, " << placing.dp_states() << " DP states, "
+            << placing.placements_cut() << " placements cut by the beam, " << placing.groups_measured() << " groups measured); "
             << best_graph.stop.describe() << "\n";
   // The input graph on the best single backend holds the place against AutoGraph's graph placed.
   Contenders autograph_rows{{best_label, &placed[best]}, {"autograph + placement", &autograph_placed}};
@@ -215,6 +228,8 @@ autograph::cli::Register place_cmd{{"place", "Place a model's ops on the CPU bac
   app.add_option("--search-time", o->search_time_s, "Seconds of AutoGraph's search on the placing runtime")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--beam", o->beam, "Most op-level DP states settled per number of placed ops (0: the exact DP, however long it takes)")
+      ->capture_default_str();
   cli::add_output_option(app, "--dot", o->dot, "Write the graph-level placement as DOT, one colour per backend");
   return [o] {
     o->dot.check();

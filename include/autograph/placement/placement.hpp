@@ -22,8 +22,11 @@ struct PlacedGroup {
 struct Placement {
   std::vector<std::string> backends;  // names, by backend index
   std::vector<PlacedGroup> groups;    // producers first
-  double cost = 0;                    // Eq. 3: the sum of the groups' costs plus epsilon per group
-  std::size_t states = 0;             // DP states settled (sets of placed nodes)
+  double cost = 0;                    // Eq. 3: the sum of the groups' costs plus epsilon per group, plus the conversions
+  std::size_t conversions = 0;        // layout conversions charged (placement/layout_model.hpp), each at its edge
+  std::size_t states = 0;             // DP states settled (sets of placed nodes, with the values kept in the fast layout)
+  std::size_t states_cut = 0;         // states the beam dropped (DpOptions::beam); 0: `cost` is Eq. 3's optimum
+  std::size_t beam = 0;               // the beam it ran with (states per number of placed nodes; 0: none)
   double seconds = 0;                 // time the DP took, measuring excluded where the cost was cached
 
   /// The group that runs `n`, or nullptr for nodes no backend places (sources, constants).

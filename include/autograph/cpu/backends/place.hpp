@@ -16,23 +16,33 @@
 // Timed in the layout the model gives it: in a model the runtime keeps 4-D tensors
 // channels-last between the kernels that take them (cpu/lower.hpp), so a group is timed with its
 // inputs and outputs channels-last where its kernel takes and gives that layout
-// (BoundaryChannelsLast), and a kernel that reads or writes a tensor plain is charged one
-// reorder plain -> channels-last of that tensor, the conversion its channels-last neighbours
-// then do. Timed with plain inputs and outputs, as the first version did, a oneDNN depthwise
-// convolution of NASNet-A Mobile ([1,11,111,111], 5x5, stride 2) measured 1101 us against 144 us
-// between channels-last neighbours (the reorders at 115-151 us each, a loaded 2-core VM), while
-// our plain direct kernel measured 1053 us: the DP chose our kernel, and the model paid the
-// reorders around it. Charging the conversion to the plain kernel assumes channels-last
-// neighbours; between two plain kernels it is charged where none happens.
+// (BoundaryChannelsLast). Timed with plain inputs and outputs, as the first version did, a oneDNN
+// depthwise convolution of NASNet-A Mobile ([1,11,111,111], 5x5, stride 2) measured 1101 us
+// against 144 us between channels-last neighbours (the reorders at 115-151 us each, a loaded
+// 2-core VM), while our plain direct kernel measured 1053 us: the DP chose our kernel, and the
+// model paid the reorders around it.
+//
+// Layout conversions are charged on edges, by the DP (placement/layout_model.hpp): a value lies
+// channels-last only when its producer gives it so and every reader takes it so, and each end
+// that wanted channels-last and meets a plain value costs one reorder of its shape (measured
+// once per shape, kept in the database as backend "reorder"). The second version charged each
+// plain kernel a reorder per 4-D tensor it read or wrote, as if every neighbour were
+// channels-last: a chain of plain kernels paid at every kernel although the runtime converts at
+// its ends, and a channels-last kernel reading a plain graph input or writing a graph output
+// paid nothing. On four mixed placements of NASNet-A Mobile (test/cpu_backends/
+// place_conversions_test.cpp, random costs) it counted 57, 39, 43 and 57 reorders where the
+// lowered models convert 54, 36, 40 and 52 ends — the edge charge's counts, exactly.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "autograph/cost/op_cost_model.hpp"
 #include "autograph/cpu/backends/cpu_backend.hpp"
 #include "autograph/cpu/runtime.hpp"
 #include "autograph/placement/backend_registry.hpp"
@@ -57,12 +67,12 @@ extern template CpuExecutable CpuRuntime::compile<PlacedOps>(Graph<PlacedOps> co
 using placement::Backends;
 
 /// The cost database's name for this machine and runtime: the processor, the cores used, and
-/// how groups are timed (between channels-last neighbours, see the file comment; the costs of the
-/// first version, timed with plain inputs and outputs, stay under the name without it and are
-/// not read).
+/// how groups are timed (between channels-last neighbours, conversions charged on edges, see the
+/// file comment; the costs of earlier versions — timed with plain inputs and outputs, or with a
+/// plain kernel's reorders in its cost — stay under their names and are not read).
 template <class Policy>
 std::string cpu_device_name(BasicCpuRuntime<Policy> const& cpu) {
-  return cpu_model_name() + " (" + std::to_string(cpu.cores()) + (cpu.cores() == 1 ? " core" : " cores") + ", groups timed between channels-last neighbours)";
+  return cpu_model_name() + " (" + std::to_string(cpu.cores()) + (cpu.cores() == 1 ? " core" : " cores") + ", groups timed between channels-last neighbours, reorders on edges)";
 }
 
 struct PlaceOptions {
@@ -70,6 +80,13 @@ struct PlaceOptions {
   int copies = 3;                     // kernels in the "many" run of a group's measurement; at least 2
   placement::DpOptions dp = {};       // epsilon in microseconds
   std::function<void(placement::CostProgress const&)> progress = {};
+};
+
+/// The reorders of a placement's layout conversions (measure_reorders()).
+struct MeasuredReorders {
+  std::map<std::string, double> us;  // by Shape::to_string(), microseconds
+  std::size_t measured = 0;          // of which measured now (the others came from the database)
+  double seconds = 0;
 };
 
 struct PlacedGraph {
@@ -81,6 +98,7 @@ struct PlacedGraph {
   placement::Placement placement;           // costs in microseconds
   std::vector<placement::GeneratorStats> generator;
   placement::CandidateCosts costs;
+  MeasuredReorders reorders;                // the DP's conversion costs (empty when the runtime keeps every tensor plain)
   std::size_t candidates = 0;
   std::vector<placement::Candidate> candidate_groups;  // what the DP chose from (costs.us by index): the graph-level search's genes
   double generate_seconds = 0, dp_seconds = 0;  // search time, measuring excluded
@@ -189,41 +207,118 @@ double measure_reorder_us(Shape const& shape, BasicCpuRuntime<Policy>& cpu, int 
   return detail::marginal_us(AnyOp{Concat{.axis = 1}}, {TensorDesc{shape}}, {0}, cpu, copies, {.inputs = false, .outputs = true});
 }
 
-/// The 4-D activation tensors (not weights, not empty) `op` reads or writes plain between
-/// channels-last neighbours: the layouts lowering gives them (cpu/lower.hpp).
-inline std::vector<Shape> plain_boundary_tensors(AnyOp const& op, std::vector<TensorDesc> const& in, std::vector<char> const& constant,
-                                                 std::uint64_t weight_seed) {
-  Graph<PlacedOps> h = detail::copies_graph(op, in, constant, 1);
-  auto cg = lower(h, LowerOptions{.random_weights = weight_seed, .boundary = {.inputs = true, .outputs = true}});
-  auto is_plain_4d = [&](std::uint32_t v) {
-    auto const& pv = cg->values[v];
-    return pv.kind != PlannedValue::Kind::empty && pv.desc.shape.rank() == 4 && cg->layouts[v] == Layout::plain;
-  };
-  std::vector<Shape> r;
-  for (auto const& i : cg->inputs)
-    if (i.value != PlannedValue::npos && is_plain_4d(i.value)) r.push_back(i.desc.shape);
-  for (auto v : cg->outputs)
-    if (is_plain_4d(v)) r.push_back(cg->values[v].desc.shape);
+/// The cost database's signature of a reorder of `shape` (backend "reorder").
+inline std::string reorder_signature(Shape const& shape) { return "plain -> channels-last " + shape.to_string(); }
+
+/// Which inputs of `op` (reading `in`) its CPU kernel takes channels-last, and whether it gives
+/// its 4-D outputs channels-last: what lowering asks of it (cpu/lower.hpp; an op that runs no
+/// kernel, a view, takes and gives nothing).
+struct ChannelsLastIo {
+  std::vector<char> takes;  // by input
+  bool gives = false;
+};
+
+template <class Set>
+ChannelsLastIo channels_last_io(AnyOp const& op, std::span<TensorDesc const> in) {
+  ChannelsLastIo r;
+  r.takes.assign(in.size(), 0);
+  std::vector<TensorDesc> out = op.infer(in);
+  if (!runs_kernel(op, in, out)) return r;
+  visit_op<Set>(op, [&](auto const& o) {
+    using Op = std::remove_cvref_t<decltype(o)>;
+    if constexpr (ChannelsLastKernel<Op>) {
+      for (std::size_t i = 0; i < in.size(); ++i) r.takes[i] = Kernel<Op>::takes_channels_last(o, in, i) ? 1 : 0;
+      r.gives = Kernel<Op>::gives_channels_last(o, in);
+    }
+  });
   return r;
 }
 
+#if defined(AUTOGRAPH_CPU_PRECOMPILED)
+extern template ChannelsLastIo channels_last_io<PlacedOps>(AnyOp const&, std::span<TensorDesc const>);  // src/cpu/placed_ops.cpp
+#endif
+
 /// Microseconds one more kernel of `op` (reading `in`; `constant[i]`: a weight) costs in a run
 /// of a model that keeps channels-last (see the file comment): timed with channels-last inputs
-/// and outputs where it takes and gives them, plus one reorder of each 4-D tensor it reads or
-/// writes plain. `reorders_us` keeps the reorders timed, by shape, for the next group. A
-/// runtime that keeps every tensor plain (CpuRuntimeOptions::channels_last off) converts
-/// nothing, and nothing is charged.
+/// and outputs where it takes and gives them. The conversions where it meets a neighbour of
+/// the other layout are the DP's to charge, on the edge (placement/layout_model.hpp).
 template <class Policy>
 double measure_group_us(AnyOp const& op, std::vector<TensorDesc> const& in, std::vector<char> const& constant, BasicCpuRuntime<Policy>& cpu,
-                        int copies, std::map<std::string, double>& reorders_us) {
-  double us = detail::marginal_us(op, in, constant, cpu, copies, {.inputs = true, .outputs = true});
-  if (!cpu.options().channels_last) return us;
-  for (Shape const& s : plain_boundary_tensors(op, in, constant, cpu.options().weight_seed)) {
-    auto [at, fresh] = reorders_us.try_emplace(s.to_string(), 0.0);
-    if (fresh) at->second = measure_reorder_us(s, cpu, copies);
-    us += at->second;
+                        int copies) {
+  return detail::marginal_us(op, in, constant, cpu, copies, {.inputs = true, .outputs = true});
+}
+
+/// The reorders a placement of `g` may run, one per 4-D activation shape (graph inputs and the
+/// outputs of placed ops), in microseconds: from `db`, measuring (and saving) the shapes it
+/// does not know, with progress.
+template <class Policy>
+MeasuredReorders measure_reorders(GraphFacts<BuiltinOps> const& facts, BasicCpuRuntime<Policy>& cpu, placement::CostDatabase& db, int copies,
+                                  std::function<void(placement::CostProgress const&)> const& progress = {}) {
+  auto const& g = facts.graph();
+  std::map<std::string, Shape> shapes;
+  auto note = [&](Value v) {
+    Shape const& s = g.desc(v).shape;
+    if (s.rank() == 4 && s.numel() > 0 && !facts.constant(v.node)) shapes.try_emplace(s.to_string(), s);
+  };
+  for (NodeId n : facts.placed_nodes()) {
+    for (Value in : g[n].inputs) note(in);
+    for (std::uint32_t port = 0; port < g[n].outputs.size(); ++port) note(Value{n, port});
   }
-  return us;
+  MeasuredReorders r;
+  std::vector<std::pair<std::string, Shape>> missing;
+  for (auto const& [key, shape] : shapes) {
+    if (auto known = db.find("reorder", reorder_signature(shape))) r.us[key] = *known;
+    else missing.emplace_back(key, shape);
+  }
+  auto const start = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < missing.size(); ++i) {
+    std::string sig = reorder_signature(missing[i].second);
+    if (progress) progress({i, missing.size(), "reorder", sig});
+    double us = measure_reorder_us(missing[i].second, cpu, copies);
+    db.insert("reorder", sig, us);
+    r.us[missing[i].first] = us;
+    ++r.measured;
+  }
+  if (!missing.empty()) {
+    if (progress) progress({missing.size(), missing.size(), {}, {}});
+    db.save();
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+/// The CPU runtime's layouts for the op-level DP (placement/layout_model.hpp): each candidate
+/// takes and gives channels-last what its kernel does (channels_last_io of the node it becomes),
+/// and a conversion of a 4-D activation costs one reorder of its shape (`reorders_us`, by shape;
+/// it must outlive the DP).
+template <class... B>
+placement::LayoutModel channels_last_model(Backends<B...>, GraphFacts<BuiltinOps> const& facts, std::map<std::string, double> const& reorders_us) {
+  auto const& g = facts.graph();
+  std::vector<std::string> names{std::string(B::name)...};
+  placement::LayoutModel m;
+  m.layout = [&g, names, ops = std::vector<detail::CpuBackendOps>{detail::cpu_backend_ops<B>()...}](placement::Candidate const& c) {
+    GroupGraph gg = group_graph(g, c.group);
+    AnyOp op = detail::group_op(ops[c.backend], names[c.backend], c.pattern, gg);
+    std::vector<TensorDesc> in;
+    for (Value v : gg.inputs) in.push_back(g.desc(v));
+    ChannelsLastIo io = channels_last_io<PlacedOps>(op, in);
+    placement::GroupLayout l;
+    for (std::size_t i = 0; i < gg.inputs.size(); ++i)
+      if (io.takes[i]) l.takes_fast.push_back(gg.inputs[i]);
+    if (io.gives)
+      for (Value v : gg.outputs)
+        if (g.desc(v).shape.rank() == 4) l.gives_fast.push_back(v);
+    return l;
+  };
+  m.conversion = [&facts, &reorders_us](Value v) {
+    if (facts.constant(v.node)) return 0.0;
+    Shape const& s = facts.graph().desc(v).shape;
+    if (s.rank() != 4 || s.numel() == 0) return 0.0;
+    auto it = reorders_us.find(s.to_string());
+    if (it == reorders_us.end()) throw Error("channels_last_model(): no reorder measured for " + s.to_string() + " (measure_reorders() first)");
+    return it->second;
+  };
+  return m;
 }
 
 /// The op-level placement of `g` on `cpu` (see the file comment).
@@ -252,7 +347,6 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
   r.candidates = candidates.size();
 
   std::vector<detail::CpuBackendOps> ops{detail::cpu_backend_ops<B>()...};
-  std::map<std::string, double> reorders_us;  // by shape: the reorders charged to plain kernels (measure_group_us)
   auto measure = [&](placement::Candidate const& c) {
     GroupGraph gg = group_graph(g, c.group);
     AnyOp op = detail::group_op(ops[c.backend], names[c.backend], c.pattern, gg);
@@ -262,12 +356,17 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
       in.push_back(g.desc(v));
       constant.push_back(facts.constant(v.node) ? 1 : 0);
     }
-    return measure_group_us(op, in, constant, cpu, o.copies, reorders_us);
+    return measure_group_us(op, in, constant, cpu, o.copies);
   };
   r.costs = placement::candidate_costs(facts, std::span<placement::Candidate const>(candidates), std::span<std::string const>(names), db, measure,
                                        o.progress);
   auto by_index = [&](placement::Candidate const& c) { return r.costs.us[static_cast<std::size_t>(&c - candidates.data())]; };
-  r.placement = placement::op_level_dp(facts, std::span<placement::Candidate const>(candidates), names, by_index, o.dp);
+  placement::DpOptions dp = o.dp;
+  if (cpu.options().channels_last) {
+    r.reorders = measure_reorders(facts, cpu, db, o.copies, o.progress);
+    dp.layout = channels_last_model(backends, facts, r.reorders.us);
+  }
+  r.placement = placement::op_level_dp(facts, std::span<placement::Candidate const>(candidates), names, by_index, dp);
   r.dp_seconds = r.placement.seconds;
   r.graph = placed_graph(backends, g, r.placement, &r.node_backend);
   r.candidate_groups = std::move(candidates);
@@ -330,7 +429,10 @@ PlacedGraph place_guarded(Backends<B...> backends, Graph<BuiltinOps> const& g, B
   auto choice = choose_placement(judge, contenders);
   PlacedGraph r = std::move(placed[choice.kept]);
   for (std::size_t i = 0; i < placed.size(); ++i)  // the groups measured to place all of them
-    if (i != choice.kept) r.costs.measured += placed[i].costs.measured, r.costs.measuring_seconds += placed[i].costs.measuring_seconds;
+    if (i != choice.kept) {
+      r.costs.measured += placed[i].costs.measured, r.costs.measuring_seconds += placed[i].costs.measuring_seconds;
+      r.reorders.measured += placed[i].reorders.measured, r.reorders.seconds += placed[i].reorders.seconds;
+    }
   r.kept = contenders[choice.kept].first;
   r.guard = "kept " + r.kept;
   for (auto const& d : choice.decisions) r.guard += "; " + d.describe();

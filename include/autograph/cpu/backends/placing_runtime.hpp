@@ -38,6 +38,7 @@ struct PlacingOptions {
   // hundreds of groups, and each is timed twice (one kernel, `copies` kernels; place.hpp).
   double group_budget_ms = 20;
   int copies = 3;
+  placement::DpOptions dp = {};  // the op-level DP's options (its beam, epsilon in microseconds)
   std::function<void(placement::CostProgress const&)> progress = {};
   // The single-backend placements (cpu::single_backends) every graph's DP placement must beat:
   // when given, placed(g) is place_guarded()'s choice, measured on this runtime — the best of
@@ -95,6 +96,10 @@ class PlacingCpuRuntime<Backends<B...>, Policy> {
   std::size_t groups_measured() const { return state_->groups_measured; }
   /// Distinct graphs placed so far.
   std::size_t graphs_placed() const { return state_->placed.size(); }
+  /// DP states settled over every placement so far, and the placements whose DP the beam cut
+  /// (DpOptions::beam: not proven cheapest).
+  std::size_t dp_states() const { return state_->dp_states; }
+  std::size_t placements_cut() const { return state_->placements_cut; }
   placement::CostDatabase const& database() const { return state_->db; }
 
   /// The op-level placement of `g`, or with `singles` the one place_guarded() keeps (kept by
@@ -103,12 +108,14 @@ class PlacingCpuRuntime<Backends<B...>, Policy> {
     std::uint64_t key = structural_hash(g);
     auto found = state_->placed.find(key);
     if (found != state_->placed.end()) return *found->second;
-    PlaceOptions o{.backends = state_->options.backends, .copies = state_->options.copies, .progress = state_->options.progress};
+    PlaceOptions o{.backends = state_->options.backends, .copies = state_->options.copies, .dp = state_->options.dp, .progress = state_->options.progress};
     auto const& singles = state_->options.singles;
     auto p = std::make_shared<PlacedGraph>(singles.empty() ? place(Backends<B...>{}, g, profiler_, state_->db, o)
                                                            : place_guarded(Backends<B...>{}, g, profiler_, cpu_, state_->db, singles, o));
     state_->placing_seconds += p->generate_seconds + p->dp_seconds;
     state_->groups_measured += p->costs.measured;
+    state_->dp_states += p->placement.states;
+    state_->placements_cut += p->placement.states_cut > 0 ? 1 : 0;
     return *state_->placed.emplace(key, std::move(p)).first->second;
   }
   /// The backend running each node of `g`, by node id of `g` (empty for sources and constants):
@@ -143,6 +150,7 @@ class PlacingCpuRuntime<Backends<B...>, Policy> {
     std::unordered_map<std::uint64_t, std::shared_ptr<PlacedGraph const>> placed;
     double placing_seconds = 0;
     std::size_t groups_measured = 0;
+    std::size_t dp_states = 0, placements_cut = 0;
     State(PlacingOptions o, std::string device) : options(std::move(o)), db(options.database, std::move(device)) {}
   };
   static CpuRuntimeOptions profiler_options(CpuRuntimeOptions o, PlacingOptions const& placing) {
