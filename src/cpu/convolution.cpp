@@ -221,8 +221,8 @@ void prepare_conv(Conv2D const& op, bool bias, dnnl::primitive_attr const& attr,
     return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x, wd, b, y, strides,
                                            dilates, pad_l, pad_r);
   };
-  run_windowed<dnnl::convolution_forward>(p, post_args.empty() ? "convolution" : "convolution with binary post-ops",
-                                          op.attributes() + (bias ? " bias" : ""), w_plain, attr, desc, bias, std::move(post_args));
+  std::string kind = post_args.empty() ? "convolution" : "convolution with binary post-ops";  // before post_args moves
+  run_windowed<dnnl::convolution_forward>(p, kind, op.attributes() + (bias ? " bias" : ""), w_plain, attr, desc, bias, std::move(post_args));
 }
 
 }  // namespace

@@ -71,7 +71,7 @@ TEST(CpuEpilogue, AResidualBlockChannelsLastGivesTheReference) {
   EXPECT_TRUE(test::matches(exe.run(inputs), ReferenceExecutor<>().run(g, inputs), 1e-4));
   auto steps = exe.steps(out.node);
   ASSERT_FALSE(steps.empty());
-  EXPECT_NE(steps.back().find("convolution with binary post-ops"), std::string::npos) << steps.back();
+  EXPECT_NE(steps.back().find("convolution with binary post-ops"), std::string::npos) << ::testing::PrintToString(steps);
   EXPECT_EQ(steps.back().find("(ref"), std::string::npos) << "oneDNN's reference kernel: " << steps.back();
 }
 
