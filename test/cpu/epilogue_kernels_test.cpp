@@ -73,6 +73,12 @@ TEST(CpuEpilogue, AResidualBlockChannelsLastGivesTheReference) {
   ASSERT_FALSE(steps.empty());
   EXPECT_NE(steps.back().find("convolution with binary post-ops"), std::string::npos) << ::testing::PrintToString(steps);
   EXPECT_EQ(steps.back().find("(ref"), std::string::npos) << "oneDNN's reference kernel: " << steps.back();
+  // All plain (as DPOF times a group alone, its inputs and outputs graph inputs and outputs).
+  CpuExecutable plain(lower(g, {.channels_last = false}), schedule::sequential(KernelDag(g)));
+  EXPECT_TRUE(test::matches(plain.run(inputs), ReferenceExecutor<>().run(g, inputs), 1e-4));
+  steps = plain.steps(out.node);
+  ASSERT_FALSE(steps.empty());
+  EXPECT_EQ(steps.back().find("(ref"), std::string::npos) << "oneDNN's reference kernel: " << ::testing::PrintToString(steps);
 }
 
 }  // namespace
