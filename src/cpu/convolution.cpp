@@ -236,8 +236,12 @@ void prepare(Conv2D const& op, Preparation& p) {
 void prepare(Conv2DEpilogue const& op, Preparation& p) {
   if (nothing_to_compute(p)) return;
   require_nonempty_inputs(p, "Conv2DEpilogue");
+  // The operands are read in the output's layout: an operand that lies otherwise (a plain graph
+  // input beside a channels-last output) is reordered into a workspace first, on every run.
+  memory::desc y = output_desc(p, 0);
   std::vector<Arg> post_args;
-  auto attr = with_epilogue(op, [&](std::size_t i) { return input_desc(p, i); }, post_args);
+  auto attr = with_epilogue(op, [&](std::size_t) { return y; }, post_args);
+  for (Arg& a : post_args) a = input_as(p, a.id, a.index, input_desc(p, a.index), y);
   prepare_conv(op.producer, op.bias, attr, std::move(post_args), p);
 }
 

@@ -61,12 +61,18 @@ TEST(CpuEpilogue, AResidualBlockChannelsLastGivesTheReference) {
   Value w = b.weight("w", {32, 8, 3, 3}), bias = b.weight("bias", {32}, WeightInit::uniform);
   Value out = b.add(Conv2DEpilogue::of(Conv2D{{1, 1}, Conv2D::same_pad(3, 3)}, true, {add, act(Activation::relu)}), {y, w, bias, stem});
   Value next = b.conv2d(out, 4, {1, 1});
-  Graph<> g = std::move(b).build({next});
+  // A plain operand (a graph input) beside a channels-last output: reordered into its layout.
+  Value residual = b.input("residual", {1, 4, 12, 10});
+  Value w2 = b.weight("w2", {4, 4, 1, 1});
+  Value mixed = b.add(Conv2DEpilogue::of(Conv2D{}, false, {add, act(Activation::relu)}), {next, w2, residual});
+  Graph<> g = std::move(b).build({b.conv2d(mixed, 4, {1, 1})});
   fill_random_weights(g, 7);
   auto cg = lower(g);
   EXPECT_EQ(cg->layouts[cg->value(stem)], Layout::channels_last);
   EXPECT_EQ(cg->layouts[cg->value(out)], Layout::channels_last);
-  std::vector<Tensor> inputs{Tensor::random({1, 16, 12, 10}, 9)};
+  EXPECT_EQ(cg->layouts[cg->value(residual)], Layout::plain);
+  EXPECT_EQ(cg->layouts[cg->value(mixed)], Layout::channels_last);
+  std::vector<Tensor> inputs{Tensor::random({1, 16, 12, 10}, 9), Tensor::random({1, 4, 12, 10}, 10)};
   CpuExecutable exe(cg, schedule::sequential(KernelDag(g)));
   EXPECT_TRUE(test::matches(exe.run(inputs), ReferenceExecutor<>().run(g, inputs), 1e-4));
   auto steps = exe.steps(out.node);
