@@ -23,15 +23,50 @@ using tag = memory::format_tag;
 
 memory::desc any(Dims const& d) { return memory::desc(d, memory::data_type::f32, tag::any); }
 
+dnnl::algorithm eltwise_of(Activation act) {
+  return act == Activation::relu      ? dnnl::algorithm::eltwise_relu
+         : act == Activation::sigmoid ? dnnl::algorithm::eltwise_logistic
+         : act == Activation::gelu    ? dnnl::algorithm::eltwise_gelu_erf
+                                      : dnnl::algorithm::eltwise_tanh;
+}
+
 dnnl::primitive_attr with_activation(Activation act) {
   dnnl::primitive_attr attr = user_scratchpad();
   if (act == Activation::none) return attr;
-  dnnl::algorithm alg = act == Activation::relu      ? dnnl::algorithm::eltwise_relu
-                        : act == Activation::sigmoid ? dnnl::algorithm::eltwise_logistic
-                        : act == Activation::gelu    ? dnnl::algorithm::eltwise_gelu_erf
-                                                     : dnnl::algorithm::eltwise_tanh;
   dnnl::post_ops ops;
-  ops.append_eltwise(1.f, alg, 0.f, 0.f);
+  ops.append_eltwise(1.f, eltwise_of(act), 0.f, 0.f);
+  attr.set_post_ops(ops);
+  return attr;
+}
+
+/// The producer's activation and then the epilogue's chain as oneDNN post-ops, applied in
+/// order to each output tile inside the primitive (oneDNN's "Primitive Attributes: Post-ops":
+/// eltwise, binary; eltwise_linear is alpha * x + beta). `operand(i)` is the memory desc of
+/// the chain's i-th operand as the runtime holds it; `args` receives one argument per binary
+/// post-op (DNNL_ARG_ATTR_MULTIPLE_POST_OP(position) | DNNL_ARG_SRC_1), reading that input.
+template <class Producer, class OperandDesc>
+dnnl::primitive_attr with_epilogue(Epilogue<Producer> const& op, OperandDesc const& operand, std::vector<Arg>& args) {
+  dnnl::primitive_attr attr = user_scratchpad();
+  dnnl::post_ops ops;
+  if (op.producer.act != Activation::none) ops.append_eltwise(1.f, eltwise_of(op.producer.act), 0.f, 0.f);
+  std::size_t input = op.producer_inputs();
+  for (EpilogueStep const& s : op.chain()) {
+    int position = ops.len();
+    switch (s.kind) {
+      case EpilogueKind::add:
+      case EpilogueKind::mul: {
+        memory::desc d = operand(input);
+        ops.append_binary(s.kind == EpilogueKind::add ? dnnl::algorithm::binary_add : dnnl::algorithm::binary_mul, d);
+        args.push_back({DNNL_ARG_ATTR_MULTIPLE_POST_OP(position) | DNNL_ARG_SRC_1, d, From::input, input});
+        ++input;
+        break;
+      }
+      case EpilogueKind::activation:
+        if (s.act != Activation::none) ops.append_eltwise(1.f, eltwise_of(s.act), 0.f, 0.f);
+        break;
+      case EpilogueKind::scale: ops.append_eltwise(1.f, dnnl::algorithm::eltwise_linear, s.scale, s.shift); break;
+    }
+  }
   attr.set_post_ops(ops);
   return attr;
 }
@@ -124,12 +159,15 @@ bool blocked_is_faster(std::string const& signature, auto const& measure) {
 ///   3x3 depthwise 144, 56x56: plain 2.07 ms, blocked 0.57 ms
 /// so both are timed on scratch data, once per signature, unless set_conv_layout() forces one.
 /// `signature` names everything but the shapes (attributes, bias).
+///
+/// `post_args`: the operands of binary post-ops (Conv2DEpilogue), read in the output's own
+/// layout; the blocked candidate is then left out, since its output lies in a layout the
+/// operands do not.
 template <class Primitive, class MakeDesc>
 void run_windowed(Preparation& p, std::string const& kind, std::string const& signature, memory::desc const& w_plain,
-                  dnnl::primitive_attr const& attr, MakeDesc const& make_desc) {
+                  dnnl::primitive_attr const& attr, MakeDesc const& make_desc, bool bias, std::vector<Arg> post_args = {}) {
   memory::desc x = input_desc(p, 0), y = output_desc(p, 0);
   Dims w_dims = w_plain.dims();
-  bool bias = p.inputs().size() == 3;
   memory::desc b = bias ? plain(p.inputs()[2].shape) : memory::desc();
   using Pd = typename Primitive::primitive_desc;
   std::string what = kind + " " + conv_shapes(p);
@@ -145,7 +183,7 @@ void run_windowed(Preparation& p, std::string const& kind, std::string const& si
   };
   ConvLayout forced = conv_layout.load();
   std::optional<Pd> flat = forced == ConvLayout::blocked ? std::nullopt : candidate(false);
-  std::optional<Pd> blocked = forced == ConvLayout::plain ? std::nullopt : candidate(true);
+  std::optional<Pd> blocked = forced == ConvLayout::plain || !post_args.empty() ? std::nullopt : candidate(true);
   std::optional<Pd> pd;
   if (flat && blocked)
     pd = blocked_is_faster(what + " " + signature + " c" + std::to_string(p.constant_input(1)) + " t" + std::to_string(p.threads()) + " l" +
@@ -161,6 +199,7 @@ void run_windowed(Preparation& p, std::string const& kind, std::string const& si
   if (bias) args.push_back({DNNL_ARG_BIAS, b, From::input, 2});
   Arg out = output_as(p, DNNL_ARG_DST, 0, pd->dst_desc(), y);
   args.push_back(out);
+  args.insert(args.end(), post_args.begin(), post_args.end());
   run_primitive<Primitive>(p, kind, *pd, std::move(args));
   finish_output(p, out, 0, y);
 }
@@ -169,9 +208,11 @@ void run_windowed(Preparation& p, std::string const& kind, std::string const& si
 
 void set_conv_layout(ConvLayout layout) { conv_layout.store(layout); }
 
-void prepare(Conv2D const& op, Preparation& p) {
-  if (nothing_to_compute(p)) return;
-  require_nonempty_inputs(p, "Conv2D");
+namespace {
+
+/// Conv2D, alone (`attr` its activation) or as an epilogue's producer (`attr` the chain,
+/// `post_args` its operands).
+void prepare_conv(Conv2D const& op, bool bias, dnnl::primitive_attr const& attr, std::vector<Arg> post_args, Preparation& p) {
   Dims w = grouped(dims_of(p.inputs()[1].shape), op.groups);
   memory::desc w_plain(w, memory::data_type::f32, op.groups == 1 ? tag::oihw : tag::goihw);
   Dims strides{op.stride[0], op.stride[1]}, dilates{op.dilation[0] - 1, op.dilation[1] - 1};  // oneDNN counts the gaps
@@ -180,8 +221,28 @@ void prepare(Conv2D const& op, Preparation& p) {
     return dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, x, wd, b, y, strides,
                                            dilates, pad_l, pad_r);
   };
-  run_windowed<dnnl::convolution_forward>(p, "convolution", op.attributes() + (p.inputs().size() == 3 ? " bias" : ""), w_plain,
-                                          with_activation(op.act), desc);
+  std::string kind = post_args.empty() ? "convolution" : "convolution with binary post-ops";  // before post_args moves
+  run_windowed<dnnl::convolution_forward>(p, kind, op.attributes() + (bias ? " bias" : ""), w_plain, attr, desc, bias, std::move(post_args));
+}
+
+}  // namespace
+
+void prepare(Conv2D const& op, Preparation& p) {
+  if (nothing_to_compute(p)) return;
+  require_nonempty_inputs(p, "Conv2D");
+  prepare_conv(op, p.inputs().size() == 3, with_activation(op.act), {}, p);
+}
+
+void prepare(Conv2DEpilogue const& op, Preparation& p) {
+  if (nothing_to_compute(p)) return;
+  require_nonempty_inputs(p, "Conv2DEpilogue");
+  // The operands are read in the output's layout: an operand that lies otherwise (a plain graph
+  // input beside a channels-last output) is reordered into a workspace first, on every run.
+  memory::desc y = output_desc(p, 0);
+  std::vector<Arg> post_args;
+  auto attr = with_epilogue(op, [&](std::size_t) { return y; }, post_args);
+  for (Arg& a : post_args) a = input_as(p, a.id, a.index, input_desc(p, a.index), y);
+  prepare_conv(op.producer, op.bias, attr, std::move(post_args), p);
 }
 
 void prepare(ConvTranspose2D const& op, Preparation& p) {
@@ -199,13 +260,16 @@ void prepare(ConvTranspose2D const& op, Preparation& p) {
                                              strides, dilates, pad_l, pad_r);
   };
   run_windowed<dnnl::deconvolution_forward>(p, "deconvolution", op.attributes() + (p.inputs().size() == 3 ? " bias" : ""), w_plain,
-                                            user_scratchpad(), desc);
+                                            user_scratchpad(), desc, p.inputs().size() == 3);
 }
 
-void prepare(MatMul const& op, Preparation& p) {
-  if (nothing_to_compute(p)) return;
-  bool has_bias = p.inputs().size() == 3;
+namespace {
+
+/// MatMul, alone (`epilogue` null: its activation) or as the producer of `epilogue`, whose
+/// operands (of the output's shape, plain) then take the output's flattened oneDNN desc.
+void prepare_matmul(MatMul const& op, bool has_bias, MatMulEpilogue const* epilogue, Preparation& p) {
   if (p.inputs()[0].numel() == 0 || p.inputs()[1].numel() == 0) {  // K = 0: every product is an empty sum
+    if (epilogue) p.reject("MatMulEpilogue over K = 0 (an empty product): leave the chain unfused");
     if (!has_bias) return run_fill(p, "fill (a matrix product over K = 0)", 0, apply(op.act, 0.f));
     std::int64_t n = p.outputs()[0].shape[p.outputs()[0].shape.rank() - 1], rows = p.outputs()[0].numel() / n;
     return p.run("act(bias) (a matrix product over K = 0)", [act = op.act, n, rows](Io const& io) -> Runner {
@@ -240,15 +304,32 @@ void prepare(MatMul const& op, Preparation& p) {
   memory::desc b_want = p.constant_input(1) ? any(b.dims()) : b;
   // The bias as oneDNN broadcasts it over dst: [1, ..., 1, N] (oneDNN matmul's bias argument).
   memory::desc bias = at_output_rank(has_bias ? p.inputs()[2].shape : Shape{});
-  auto pd = or_reject(p, what + (has_bias ? " with bias" : ""), [&] {
-    return has_bias ? dnnl::matmul::primitive_desc({a, b_want, bias, y}, with_activation(op.act), engine())
-                    : dnnl::matmul::primitive_desc({a, b_want, y}, with_activation(op.act), engine());
+  std::vector<Arg> post_args;
+  dnnl::primitive_attr attr = epilogue ? with_epilogue(*epilogue, [&](std::size_t) { return y; }, post_args) : with_activation(op.act);
+  auto pd = or_reject(p, what + (has_bias ? " with bias" : "") + (epilogue ? " with binary post-ops" : ""), [&] {
+    return has_bias ? dnnl::matmul::primitive_desc({a, b_want, bias, y}, attr, engine())
+                    : dnnl::matmul::primitive_desc({a, b_want, y}, attr, engine());
   });
   Arg weights = input_as(p, DNNL_ARG_WEIGHTS, 1, b, pd.weights_desc());  // may register a reorder step: before the matmul's
   std::vector<Arg> args{{DNNL_ARG_SRC, a, From::input, 0}, weights, {DNNL_ARG_DST, y, From::output, 0}};
   if (has_bias) args.push_back({DNNL_ARG_BIAS, bias, From::input, 2});
+  args.insert(args.end(), post_args.begin(), post_args.end());
   // The step says when the weight left its plain layout (tests and `steps()` read it).
-  run_primitive<dnnl::matmul>(p, pd.weights_desc() == b ? "matmul" : "matmul, blocked weights", pd, std::move(args));
+  std::string kind = pd.weights_desc() == b ? "matmul" : "matmul, blocked weights";
+  run_primitive<dnnl::matmul>(p, epilogue ? kind + ", binary post-ops" : kind, pd, std::move(args));
 }
+
+}  // namespace
+
+void prepare(MatMul const& op, Preparation& p) {
+  if (nothing_to_compute(p)) return;
+  prepare_matmul(op, p.inputs().size() == 3, nullptr, p);
+}
+
+void prepare(MatMulEpilogue const& op, Preparation& p) {
+  if (nothing_to_compute(p)) return;
+  prepare_matmul(op.producer, op.bias, &op, p);
+}
+
 
 }  // namespace autograph::cpu::builtin

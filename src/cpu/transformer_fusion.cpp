@@ -3,9 +3,11 @@
 
 #include <chrono>
 
+#include "autograph/cpu/in_model_group_timer.hpp"
 #include "autograph/cpu/runtime.hpp"
 #include "autograph/fusion/fuse.hpp"
 #include "autograph/rules/transformer_fusion_engine.hpp"
+
 
 namespace autograph::cpu {
 
@@ -16,7 +18,8 @@ TransformerFusionResult fuse_transformer(Graph<BuiltinOps> const& g, Transformer
   // The runtime that will run the graph (the measured faster of one stream and Nimble's), with
   // a small budget per group: `autograph fuse` measures its groups the same way.
   CpuRuntime group_rt({.budget_ms = o.group_budget_ms, .weight_seed = o.weight_seed});
-  fusion::MeasuredGroupCost<BuiltinOps, CpuRuntime, rules::TransformerFusionEngine> cost(group_rt, engine);
+  InModelGroupTimer in_model{group_rt};
+  fusion::MeasuredGroupCost<BuiltinOps, InModelGroupTimer, rules::TransformerFusionEngine> cost(in_model, engine);
   auto dp = fusion::fuse_by_dp(g, engine, cost);
   TransformerFusionResult r;
   r.graph = std::move(dp.graph);

@@ -147,11 +147,11 @@ float const* aligned(Realign const& r, LaunchArgs const& a, std::size_t input) {
 
 // ---- convolutions (cuDNN) -------------------------------------------------------------------
 
-void lower(Conv2D const& op, Lowering& l) {
+namespace {
+void lower_conv(Conv2D const& op, bool bias, Lowering& l) {
   Shape const& x = l.inputs()[0].shape;
   Shape const& w = l.inputs()[1].shape;
   Shape const& y = l.outputs()[0].shape;
-  bool bias = l.inputs().size() == 3;
   if (x[1] == 0) l.reject("a convolution with no input channels");
   auto [pt, pl, pb, pr] = op.pad;
   // cuDNN pads symmetrically; an asymmetric pad (TensorFlow's SAME with stride 2) is applied
@@ -211,6 +211,9 @@ void lower(Conv2D const& op, Lowering& l) {
              [=](LaunchArgs const& a) { kn::bias_activation(a.out[0], n, k, inner, kernel_bias ? a.in[2] : nullptr, act, a.stream); });
   }
 }
+}  // namespace
+
+void lower(Conv2D const& op, Lowering& l) { lower_conv(op, l.inputs().size() == 3, l); }
 
 void lower(ConvTranspose2D const& op, Lowering& l) {
   Shape const& x = l.inputs()[0].shape;
@@ -354,12 +357,12 @@ BatchedGemm plan_gemm(Lowering& l, Shape const& as, Shape const& bs, Shape const
 }
 }  // namespace
 
-void lower(MatMul const& op, Lowering& l) {
+namespace {
+void lower_matmul(MatMul const& op, bool bias, Lowering& l) {
   Shape const& as = l.inputs()[0].shape;
   Shape const& ys = l.outputs()[0].shape;
   std::int64_t N = ys[ys.rank() - 1], K = as[as.rank() - 1];
   std::int64_t total = ys.numel();
-  bool bias = l.inputs().size() == 3;
   if (K == 0) {  // an empty sum: act(0) everywhere, or act(bias) per column
     float v = bias ? 0.f : apply(op.act, 0.f);
     l.launch("fill", [=](LaunchArgs const& a) { kn::fill(a.out[0], total, v, a.stream); });
@@ -381,6 +384,9 @@ void lower(MatMul const& op, Lowering& l) {
     l.launch(std::string(bias_activation_launch), [=](LaunchArgs const& a) { kn::bias_activation(a.out[0], 1, 1, total, nullptr, after, a.stream); });
   }
 }
+}  // namespace
+
+void lower(MatMul const& op, Lowering& l) { lower_matmul(op, l.inputs().size() == 3, l); }
 
 // ---- pooling, normalisation, softmax, reduce, resize ----------------------------------------
 
@@ -519,6 +525,53 @@ void lower_binary(BinaryKind kind, Lowering& l) {
   kn::BroadcastLayout b = broadcast_layout(l.inputs()[0].shape, l.inputs()[1].shape, l.outputs()[0].shape);
   auto code = static_cast<kn::BinaryCode>(static_cast<int>(kind));
   l.launch("binary kernel", [=](LaunchArgs const& a) { kn::binary(code, b, a.in[0], a.in[1], a.out[0], a.stream); });
+}
+
+// ---- producers with an elementwise chain ------------------------------------------------------
+
+namespace {
+/// The chain of an epilogue as kernels over the producer's output, in place (each reads and
+/// writes the same element): not fused on the GPU yet, one pass per step, as the unfused graph.
+template <class Producer>
+void lower_chain(Epilogue<Producer> const& op, Lowering& l) {
+  Shape const& ys = l.outputs()[0].shape;
+  std::int64_t n = ys.numel();
+  kn::BroadcastLayout same = broadcast_layout(ys, ys, ys);
+  std::size_t input = op.producer_inputs();
+  for (EpilogueStep const& s : op.chain()) {
+    switch (s.kind) {
+      case EpilogueKind::add:
+      case EpilogueKind::mul: {
+        auto code = static_cast<kn::BinaryCode>(static_cast<int>(s.kind == EpilogueKind::add ? BinaryKind::add : BinaryKind::mul));
+        std::size_t r = input++;
+        l.launch("binary kernel", [=](LaunchArgs const& a) { kn::binary(code, same, a.out[0], a.in[r], a.out[0], a.stream); });
+        break;
+      }
+      case EpilogueKind::activation: {
+        kn::ActCode act = act_code(s.act);
+        l.launch(std::string(bias_activation_launch), [=](LaunchArgs const& a) { kn::bias_activation(a.out[0], 1, 1, n, nullptr, act, a.stream); });
+        break;
+      }
+      case EpilogueKind::scale: {
+        float sc = s.scale, sh = s.shift;
+        l.launch("unary kernel", [=](LaunchArgs const& a) { kn::unary(kn::UnaryCode::scale, sc, sh, a.out[0], a.out[0], n, a.stream); });
+        break;
+      }
+    }
+  }
+}
+}  // namespace
+
+void lower(Conv2DEpilogue const& op, Lowering& l) {
+  if (l.outputs()[0].numel() == 0) return;
+  lower_conv(op.producer, op.bias, l);
+  lower_chain(op, l);
+}
+
+void lower(MatMulEpilogue const& op, Lowering& l) {
+  if (l.outputs()[0].numel() == 0) return;
+  lower_matmul(op.producer, op.bias, l);
+  lower_chain(op, l);
 }
 
 // ---- fused transformer ops ------------------------------------------------------------------

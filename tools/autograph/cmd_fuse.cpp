@@ -9,6 +9,7 @@
 // the simulated device's roofline), lets DPOF choose, and prints, per rule, the groups found,
 // what DPOF fused and what greedy fused, then the latency of the unfused, greedy and DPOF
 // graphs (cpu: measured; sim: simulated) and the search time.
+#include <autograph/cpu/in_model_group_timer.hpp>
 #include <autograph/cpu/runtime.hpp>
 #include <autograph/fusion/fuse.hpp>
 #include <autograph/models/zoo.hpp>
@@ -37,12 +38,12 @@ struct FuseCmdOptions {
   double group_budget_ms = 20;
 };
 
-template <class Runtime>
-int report_fuse(FuseCmdOptions const& o, Graph<> const& g, Runtime& group_rt, Runtime& graph_rt, std::string const& cost_name) {
+template <class GroupTimer, class Runtime>
+int report_fuse(FuseCmdOptions const& o, Graph<> const& g, GroupTimer& group_rt, Runtime& graph_rt, std::string const& cost_name) {
   using Engine = rules::TransformerFusionEngine;
   using Clock = std::chrono::steady_clock;
   Engine engine;
-  fusion::MeasuredGroupCost<BuiltinOps, Runtime, Engine> measured(group_rt, engine);
+  fusion::MeasuredGroupCost<BuiltinOps, GroupTimer, Engine> measured(group_rt, engine);
   std::map<std::string, fusion::GroupCost> example;  // one group's cost per rule, for the report
   auto cost = [&](Graph<> const& x, fusion::FusionGroup const& grp) {
     auto c = measured(x, grp);
@@ -107,8 +108,10 @@ int run_fuse(FuseCmdOptions const& o) {
   if (o.runtime == "cpu") {
     // Groups are small: each is timed with a budget (at least 5 runs); whole graphs with the
     // runtime's full runs.
+    // Each group as a part of the model (cpu/in_model_group_timer.hpp), as optimize's DPOF times it.
     cpu::CpuRuntime group_rt({.budget_ms = o.group_budget_ms}), graph_rt;
-    return report_fuse(o, g, group_rt, graph_rt, "measured on this CPU (" + group_rt.kind() + ")");
+    cpu::InModelGroupTimer in_model{group_rt};
+    return report_fuse(o, g, in_model, graph_rt, "measured on this CPU, groups between channels-last neighbours (" + group_rt.kind() + ")");
   }
   using Sim = SimulatedRuntime<devices::AtRunTime>;
   DeviceSpec const& d = cli::device_arg(o.device);

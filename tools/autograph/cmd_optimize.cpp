@@ -535,8 +535,9 @@ autograph::cli::Register optimize_cmd{{"optimize", "optimize a model with every 
                                 app.add_option("--seed", o->seed, "seed of the random weights and inputs")->check(autograph::cli::seed_value)->capture_default_str();
                                 app.add_flag("--no-verify", o->no_verify, "skip checking optimized graphs on the reference executor");
                                 app.add_flag("--transformer-fusion", o->transformer_fusion,
-                                             "cpu: before AutoGraph's search, fuse attention, matmul+bias+GELU and add+LayerNorm groups by "
-                                             "AutoGTCO's DP (DPOF) over each group's latency measured fused and unfused on this CPU");
+                                             "cpu: before AutoGraph's search, fuse attention, matmul+bias+GELU, add+LayerNorm and "
+                                             "conv/matmul + elementwise-chain (residual add, activation, scale) groups by AutoGTCO's DP "
+                                             "(DPOF) over each group's latency measured fused and unfused on this CPU");
                                 app.add_option("--group-budget", o->group_budget_ms,
                                                "--transformer-fusion: milliseconds of timed runs per group measurement (at least 5 runs)")
                                     ->check(CLI::PositiveNumber)

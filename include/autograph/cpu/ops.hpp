@@ -7,7 +7,8 @@
 // that computes what the reference kernels compute (Pow, Erf, Reciprocal, binaries that
 // broadcast both operands or the first of Sub/Div, Resize, ceil-mode average pooling that
 // counts the padding past the end). AddLayerNorm is oneDNN's binary add then its layer
-// normalisation. FusedAttention is our tiled kernel (cpu/tuned/attention.hpp) in the
+// normalisation; Conv2DEpilogue and MatMulEpilogue one oneDNN primitive with post-ops.
+// FusedAttention is our tiled kernel (cpu/tuned/attention.hpp) in the
 // configuration tuned for the shape on this CPU, when a tuning log is in use
 // (cpu/tuned/tuning_source.hpp), else in its default. Identity and Reshape copy, unless the runtime gave the
 // output the input's buffer. Every kernel matches its op's reference kernel (runtime/cpu/) to
@@ -50,6 +51,11 @@ void prepare(Reduce const& op, Preparation& p);
 void prepare(Resize const& op, Preparation& p);
 void prepare(FusedAttention const& op, Preparation& p);
 void prepare(AddLayerNorm const& op, Preparation& p);
+/// One oneDNN convolution / matmul whose post-ops run the chain (binary add/mul reading the
+/// operands, eltwise for activations and scales); a convolution with operands keeps x and y in
+/// the tensors' own layouts (channels-last in a CNN), which the operands share.
+void prepare(Conv2DEpilogue const& op, Preparation& p);
+void prepare(MatMulEpilogue const& op, Preparation& p);
 
 /// Which ops compute on channels-last 4-D tensors without a reorder (Layout): a convolution
 /// (its data input: weights and bias are constants the primitive lays out once), pooling,
@@ -61,6 +67,10 @@ bool takes_channels_last(Op const&, std::span<TensorDesc const>, std::size_t) {
   return false;
 }
 inline bool takes_channels_last(Conv2D const&, std::span<TensorDesc const>, std::size_t i) { return i == 0; }
+/// The data input and the chain's operands (read by binary post-ops in the output's layout).
+inline bool takes_channels_last(Conv2DEpilogue const& op, std::span<TensorDesc const>, std::size_t i) {
+  return i == 0 || i >= op.producer_inputs();
+}
 inline bool takes_channels_last(ConvTranspose2D const&, std::span<TensorDesc const>, std::size_t i) { return i == 0; }
 inline bool takes_channels_last(Pool2D const& op, std::span<TensorDesc const>, std::size_t i) {
   return i == 0 && !(op.kind == PoolKind::avg && op.count_include_pad && op.ceil_mode);  // (only ceil mode runs past the padding)

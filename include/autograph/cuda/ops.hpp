@@ -36,6 +36,10 @@ void lower(Resize const& op, Lowering& l);
 /// One add_layer_norm kernel (a block per row): the sum formed once, written to output 1 only
 /// when kept, never read back from memory.
 void lower(AddLayerNorm const& op, Lowering& l);
+/// The producer's kernels, then the chain's steps as in-place elementwise kernels on its
+/// output (one pass each: the chain is fused on the CPU runtime, not yet on the GPU).
+void lower(Conv2DEpilogue const& op, Lowering& l);
+void lower(MatMulEpilogue const& op, Lowering& l);
 /// One fused_attention kernel (attention_tiles.hpp): the scores never reach global memory.
 /// @throws CudaError (reject) for a head dimension above attention::max_head_dim.
 void lower(FusedAttention const& op, Lowering& l);

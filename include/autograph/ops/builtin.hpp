@@ -7,6 +7,7 @@
 #include "autograph/ops/conv2d.hpp"
 #include "autograph/ops/conv_transpose.hpp"
 #include "autograph/ops/elementwise.hpp"
+#include "autograph/ops/epilogue.hpp"
 #include "autograph/ops/fused_attention.hpp"
 #include "autograph/ops/layer_norm.hpp"
 #include "autograph/ops/matmul.hpp"
@@ -30,12 +31,13 @@ namespace autograph {
   X(Input) X(Weight) X(Conv2D) X(Pool2D) X(MatMul) X(Add) X(Sub) X(Mul) X(Div) X(Pow) X(Max) X(Min) X(Relu) X(Sigmoid) X(Tanh) \
   X(Gelu) X(Exp) X(Log) X(Sqrt) X(Erf) X(Neg) X(Abs) X(Reciprocal) X(LeakyRelu) X(Clip) X(HardSigmoid) X(HardSwish) X(Scale)  \
   X(Identity) X(BatchNorm) X(LayerNorm) X(Softmax) X(Concat) X(Split) X(Reshape) X(Transpose) X(Slice) X(Pad) X(Enlarge)     \
-  X(Reduce) X(ConvTranspose2D) X(Resize) X(FusedAttention) X(AddLayerNorm)
+  X(Reduce) X(ConvTranspose2D) X(Resize) X(FusedAttention) X(AddLayerNorm) \
+  X(Conv2DEpilogue) X(MatMulEpilogue)
 
 using BuiltinOps =
     OpSet<Input, Weight, Conv2D, Pool2D, MatMul, Add, Sub, Mul, Div, Pow, Max, Min, Relu, Sigmoid, Tanh, Gelu, Exp, Log, Sqrt, Erf,
           Neg, Abs, Reciprocal, LeakyRelu, Clip, HardSigmoid, HardSwish, Scale, Identity, BatchNorm, LayerNorm, Softmax, Concat,
-          Split, Reshape, Transpose, Slice, Pad, Enlarge, Reduce, ConvTranspose2D, Resize, FusedAttention, AddLayerNorm>;
+          Split, Reshape, Transpose, Slice, Pad, Enlarge, Reduce, ConvTranspose2D, Resize, FusedAttention, AddLayerNorm, Conv2DEpilogue, MatMulEpilogue>;
 
 #define AUTOGRAPH_BUILTIN_OP_IN_SET(Op) &&BuiltinOps::contains<Op>
 #define AUTOGRAPH_BUILTIN_OP_COUNT(Op) +1

@@ -212,6 +212,61 @@ class Exporter {
     }
   }
 
+  /// Conv (with its activation after it) from inputs `in` to `y`.
+  void conv(Conv2D const& c, std::vector<std::string> const& in, std::string const& y, Shape const& w, std::string const& base, DType dt) {
+    ::onnx::NodeProto* k = nullptr;
+    if (c.act == Activation::none) {
+      k = add_node("Conv", in, {y}, base);
+    } else {
+      std::string mid = fresh(base + "/pre_activation");
+      k = add_node("Conv", in, {mid}, base);
+      activation(c.act, mid, y, base + "/activation", dt);
+    }
+    std::int64_t ks[] = {w[2], w[3]};
+    attr(k, "kernel_shape", ks);
+    attr(k, "strides", c.stride);
+    attr(k, "pads", c.pad);
+    attr(k, "dilations", c.dilation);
+    attr(k, "group", c.groups);
+  }
+  /// act(a b + bias): ONNX's MatMul, then an Add of the bias (broadcast along the rows), then
+  /// the activation.
+  void matmul(MatMul const& m, std::vector<std::string> const& in, std::string const& y, std::string const& base, DType dt) {
+    bool bias = in.size() == 3, act = m.act != Activation::none;
+    std::string prod = bias || act ? fresh(base + "/product") : y;
+    add_node("MatMul", {in[0], in[1]}, {prod}, base);
+    if (bias) {
+      std::string biased = act ? fresh(base + "/biased") : y;
+      add_node("Add", {prod, in[2]}, {biased}, base + "/bias");
+      prod = biased;
+    }
+    if (act) activation(m.act, prod, y, base + "/activation", dt);
+  }
+  /// An epilogue's chain over the producer's output `x`, one ONNX node (or GELU's few) per
+  /// step; the last writes `y`.
+  template <class Producer>
+  void chain(Epilogue<Producer> const& e, std::vector<std::string> const& in, std::string x, std::string const& y, std::string const& base,
+             DType dt) {
+    std::size_t operand = e.producer_inputs();
+    for (std::size_t i = 0; i < e.count; ++i) {
+      EpilogueStep const& s = e.steps[i];
+      std::string step = base + "/step" + std::to_string(i);
+      std::string to = i + 1 == e.count ? y : fresh(step);
+      switch (s.kind) {
+        case EpilogueKind::add: add_node("Add", {x, in[operand++]}, {to}, step); break;
+        case EpilogueKind::mul: add_node("Mul", {x, in[operand++]}, {to}, step); break;
+        case EpilogueKind::activation: activation(s.act, x, to, step, dt); break;
+        case EpilogueKind::scale: {
+          std::string scaled = fresh(step + "/scaled");
+          add_node("Mul", {x, scalar(step + "/scale", s.scale, dt)}, {scaled}, step + "/mul");
+          add_node("Add", {scaled, scalar(step + "/shift", s.shift, dt)}, {to}, step);
+          break;
+        }
+      }
+      x = to;
+    }
+  }
+
   // ---- one graph node -----------------------------------------------------------------------
   void node(NodeId id) {
     auto const& n = g_[id];
@@ -232,24 +287,17 @@ class Exporter {
     for (std::uint32_t p = 0; p < n.outputs.size(); ++p) out.push_back(name_of(Value{id, p}));
     std::string const& y = out[0];
 
-    // A fused activation: the main node writes an intermediate that the activation reads.
-    auto with_activation = [&](char const* onnx_op, Activation act) {
-      if (act == Activation::none) return add_node(onnx_op, in, out, base);
-      std::string mid = fresh(base + "/pre_activation");
-      auto* main = add_node(onnx_op, in, {mid}, base);
-      activation(act, mid, y, base + "/activation", dt);
-      return main;
-    };
-
     if (auto const* c = op.get_if<Conv2D>()) {
-      auto* k = with_activation("Conv", c->act);
-      Shape const& w = g_.desc(n.inputs[1]).shape;
-      std::int64_t ks[] = {w[2], w[3]};
-      attr(k, "kernel_shape", ks);
-      attr(k, "strides", c->stride);
-      attr(k, "pads", c->pad);
-      attr(k, "dilations", c->dilation);
-      attr(k, "group", c->groups);
+      conv(*c, in, y, g_.desc(n.inputs[1]).shape, base, dt);
+    } else if (auto const* ce = op.get_if<Conv2DEpilogue>()) {
+      std::string produced = fresh(base + "/produced");
+      conv(ce->producer, std::vector(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(ce->producer_inputs())), produced,
+           g_.desc(n.inputs[1]).shape, base, dt);
+      chain(*ce, in, produced, y, base, dt);
+    } else if (auto const* me = op.get_if<MatMulEpilogue>()) {
+      std::string produced = fresh(base + "/produced");
+      matmul(me->producer, std::vector(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(me->producer_inputs())), produced, base, dt);
+      chain(*me, in, produced, y, base, dt);
     } else if (auto const* t = op.get_if<ConvTranspose2D>()) {
       auto* k = add_node("ConvTranspose", in, out, base);
       Shape const& w = g_.desc(n.inputs[1]).shape;
@@ -273,17 +321,7 @@ class Exporter {
         if (!max) attr(k, "count_include_pad", std::int64_t{p->count_include_pad});
       }
     } else if (auto const* mm = op.get_if<MatMul>()) {
-      // act(a b + bias): ONNX's MatMul, then an Add of the bias (broadcast along the rows),
-      // then the activation.
-      bool bias = in.size() == 3, act = mm->act != Activation::none;
-      std::string prod = bias || act ? fresh(base + "/product") : y;
-      add_node("MatMul", {in[0], in[1]}, {prod}, base);
-      if (bias) {
-        std::string biased = act ? fresh(base + "/biased") : y;
-        add_node("Add", {prod, in[2]}, {biased}, base + "/bias");
-        prod = biased;
-      }
-      if (act) activation(mm->act, prod, y, base + "/activation", dt);
+      matmul(*mm, in, y, base, dt);
     } else if (auto const* fa = op.get_if<FusedAttention>()) {
       // softmax(scale (q kT) [+ mask]) v in its primitive ops, so that onnxruntime runs it.
       std::string scores = fresh(base + "/scores"), scaled = fresh(base + "/scaled"), probs = fresh(base + "/probs");

@@ -7,12 +7,15 @@
 //   gelu(matmul(x, w, ...))                             => MatMul(x, w, ...; gelu)         fuse-matmul-gelu
 //   layer_norm(a + b)                                   => AddLayerNorm(a, b)              fuse-add-layer-norm
 //   layer_norm(a + b), a + b read elsewhere too         => AddLayerNorm(a, b; keep sum)    fuse-add-layer-norm-keep-sum
+// and the elementwise chains into their producer of epilogue_fusion.hpp (conv/matmul + residual
+// add + activation ..., with the BatchNorm folding that exposes them).
 // The attention source is what models/transformer.hpp's attention_core builds (the scale node,
 // then softmax over the last axis), as ViT-B/16 and bert_encoder_8x1024 do; the mask adds
 // after the scale, as BERT's extended attention mask does. The matcher already refuses a match
 // whose intermediate value is read outside it (the scores, the pre-activation): those rules
 // never duplicate work. Only the keep-sum rule maps an intermediate, the sum, as an output.
 #include "autograph/rules/library/common.hpp"
+#include "autograph/rules/library/epilogue_fusion.hpp"
 #include "autograph/rules/library/fusion.hpp"
 
 namespace autograph::rules {
@@ -116,8 +119,10 @@ struct FuseAddLayerNormKeepSum : PatternRule<FuseAddLayerNormKeepSum> {
 /// before the GELU does. Not part of rules::Default: the CUDA runtime's FusedAttention kernel
 /// (FP32 on CUDA cores) has never run on a GPU, and the roofline prices it as a tensor-core
 /// FlashAttention (see the README's section on fused operators).
-using TransformerFusion =
-    Rules<FuseAttention, FuseMaskedAttention, FuseMatMulBias, FuseMatMulGelu, FuseAddLayerNorm, FuseAddLayerNormKeepSum>;
+/// The elementwise chains into their producer (epilogue_fusion.hpp) come last: a residual add
+/// that a LayerNorm reads goes to fuse-add-layer-norm first.
+using TransformerFusion = join_t<Rules<FuseAttention, FuseMaskedAttention, FuseMatMulBias, FuseMatMulGelu, FuseAddLayerNorm, FuseAddLayerNormKeepSum>,
+                                 EpilogueFusion>;
 
 // Random examples (numerical verification): attention over [B, H, T, D] heads as attention_core
 // lays them out, with batch dimensions that broadcast now and then; linear layers over

@@ -4,6 +4,7 @@
 #include "autograph/runtime/cpu/conv2d.hpp"
 #include "autograph/runtime/cpu/conv_transpose.hpp"
 #include "autograph/runtime/cpu/elementwise.hpp"
+#include "autograph/runtime/cpu/epilogue.hpp"
 #include "autograph/runtime/cpu/layout.hpp"
 #include "autograph/runtime/cpu/matmul.hpp"
 #include "autograph/runtime/cpu/normalization.hpp"
