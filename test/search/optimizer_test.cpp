@@ -101,7 +101,9 @@ TEST(Optimizer, LeavesOutRulesThatMeasureSlowerAndKeepsSearching) {
   AutoGraphOptimizer opt;
   auto r = opt.optimize(g);
   EXPECT_NE(std::ranges::find(r.left_out, "merge-parallel-convs"), r.left_out.end());
-  EXPECT_EQ(r.rewrites.count("merge-parallel-convs"), 0u);
+  // Leaving a rule out acts on later rounds only: a merge inside a candidate that measured
+  // faster before it was left out stays (with the simulator's serial dispatch and common
+  // subexpressions eliminated first, one of NasNet's 2026-11-27 merges does).
   EXPECT_LT(r.latency_ms, 0.9 * r.initial_latency_ms);
   AutoGraphOptimizer without({}, {.attribute_rules = false});
   auto w = without.optimize(g);

@@ -63,4 +63,13 @@ bool reads(Graph<Set> const& g, NodeId reader, NodeId producer) {
   return std::ranges::any_of(g[reader].inputs, [producer](Value v) { return v.node == producer; });
 }
 
+/// An elementwise chain's fusion rule, on every runtime's own-kernels backend: the group is
+/// connected (each op reads or is read by another of the group) and one node's value leaves it.
+template <class Set>
+bool connected_with_one_result(Graph<Set> const& g, std::span<NodeId const> group) {
+  for (NodeId n : group)
+    if (group.size() > 1 && std::ranges::none_of(group, [&](NodeId m) { return reads(g, n, m) || reads(g, m, n); })) return false;
+  return escaping_nodes(g, group) == 1;
+}
+
 }  // namespace autograph::placement

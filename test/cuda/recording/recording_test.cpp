@@ -225,12 +225,20 @@ TEST(RecordingFaults, ASkippedJoinLeavesAStreamUnjoined) {
   auto lowered = runtime().lower(m.graph, {.random_weights = 1});
   WaitCounts w = waits(m.schedule);
   ASSERT_GT(w.forks, 1u);
-  recorder().reset();
-  recorder().drop_wait(w.forks + w.launches + 1);  // the second join
-  { GraphExecutable exe(lowered, m.schedule, {.warm_up = false}); }
-  Report r = recording::check(recorder());
-  ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.to_string().find("not joined back"), std::string::npos) << r.to_string();
+  // Each join dropped in turn. A stream whose last kernel another stream waits for is still
+  // joined through that stream, so its join may go unreported; at least one is not such a stream.
+  std::size_t reported = 0;
+  for (std::size_t j = 0; j < w.forks; ++j) {
+    recorder().reset();
+    recorder().drop_wait(w.forks + w.launches + j);  // the capture's waits: forks, launches, then joins
+    { GraphExecutable exe(lowered, m.schedule, {.warm_up = false}); }
+    Report r = recording::check(recorder());
+    if (r.ok()) continue;
+    ++reported;
+    EXPECT_NE(r.to_string().find("not joined back"), std::string::npos) << r.to_string();
+  }
+  EXPECT_GT(reported, 0u);
+  std::printf("[ faults   ] randwire_ws ios: %zu of %zu dropped joins reported\n", reported, w.forks);
 }
 
 TEST(RecordingFaults, ASkippedRecordIsAWaitForAnEventNotRecordedInTheCapture) {

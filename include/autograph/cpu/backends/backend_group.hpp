@@ -16,7 +16,7 @@
 #include "autograph/graph/graph.hpp"
 #include "autograph/placement/candidate.hpp"
 #include "autograph/placement/group_graph.hpp"
-#include "autograph/runtime/reference_executor.hpp"
+#include "autograph/placement/group_op.hpp"
 
 namespace autograph::cpu {
 
@@ -41,33 +41,12 @@ struct BackendGroup {
   auto params() const { return std::tuple{reinterpret_cast<std::uintptr_t>(body.get())}; }
   bool operator==(BackendGroup const&) const = default;
 
-  std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const {
-    auto const boundary = body->graph.inputs();
-    if (boundary.size() != in.size())
-      throw ShapeError("BackendGroup (" + body->backend + "): the group reads " + std::to_string(boundary.size()) + " values, got " +
-                       std::to_string(in.size()));
-    for (std::size_t i = 0; i < in.size(); ++i)
-      if (body->graph[boundary[i]].outputs[0] != in[i])
-        throw ShapeError("BackendGroup (" + body->backend + "): input " + std::to_string(i) + " must be " +
-                         body->graph[boundary[i]].outputs[0].to_string() + ", got " + in[i].to_string());
-    std::vector<TensorDesc> out;
-    for (Value v : body->graph.outputs()) out.push_back(body->graph.desc(v));
-    return out;
-  }
-  double flops(std::span<TensorDesc const>, std::span<TensorDesc const>) const {
-    double f = 0;
-    for (NodeId n : body->graph.node_ids()) {
-      auto const& node = body->graph[n];
-      std::vector<TensorDesc> in;
-      for (Value v : node.inputs) in.push_back(body->graph.desc(v));
-      f += node.op.flops(in, node.outputs);
-    }
-    return f;
-  }
+  std::vector<TensorDesc> infer(std::span<TensorDesc const> in) const { return placement::group_infer(body->graph, body->backend, in); }
+  double flops(std::span<TensorDesc const>, std::span<TensorDesc const>) const { return placement::group_flops(body->graph); }
   std::string attributes() const { return body->backend + ": " + body->pattern; }
   /// The reference kernel: the group's graph on the reference executor.
   std::vector<Tensor> evaluate(std::span<Tensor const> in, std::span<TensorDesc const>) const {
-    return ReferenceExecutor<BuiltinOps>{}.run(body->graph, in);
+    return placement::group_evaluate(body->graph, in);
   }
 };
 

@@ -80,15 +80,7 @@ struct OwnCudaKernels {
     // Connected (each op reads or is read by another of the group) with one value leaving it.
     spec.add(placement::PatternRule<Set>{.name = "elementwise-chain",
                                          .valid_op = detail::chain_op<Set>,
-                                         .fusion =
-                                             [](Graph<Set> const& g, std::span<NodeId const> group) {
-                                               for (NodeId n : group)
-                                                 if (group.size() > 1 && std::ranges::none_of(group, [&](NodeId m) {
-                                                       return placement::reads(g, n, m) || placement::reads(g, m, n);
-                                                     }))
-                                                   return false;
-                                               return placement::escaping_nodes(g, group) == 1;
-                                             },
+                                         .fusion = placement::connected_with_one_result<Set>,
                                          .max_size = 6});
     spec.add(placement::PatternRule<Set>{.name = "depthwise-conv",
                                          .valid_op = detail::depthwise_conv<Set>,
