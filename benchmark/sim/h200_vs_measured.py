@@ -7,7 +7,10 @@ for IOS) prints the simulated latency; this prints both, their ratio, and per mo
 speedups over sequential, measured and simulated. Nothing here feeds the simulator: the
 measured numbers are read only to be compared with.
 
-    python3 benchmark/sim/h200_vs_measured.py [path/to/autograph]
+    python3 benchmark/sim/h200_vs_measured.py [path/to/autograph] [log,log,...]
+
+The logs default to the first GPU session's; the second session's runtime (convolutions through
+cuDNN's graph API) is benchmark/results/gpu-2026-11-27-evening/engines.log.
 """
 import math
 import re
@@ -19,10 +22,10 @@ LOGS = ["benchmark/results/gpu-2026-11-27-h200/gpu_bench.log", "benchmark/result
 CONFIGS = ["sequential", "nimble", "taso+nimble", "autograph"]
 
 
-def measured():
+def measured(logs):
     """Per model, the configurations' latencies: from the first log that measured the model."""
     out = {}
-    for log in LOGS:
+    for log in logs:
         runs, model = {}, None
         for line in open(log):
             if m := re.match(r"\[gpu_bench\] (\w+): \d+ operators", line):
@@ -56,11 +59,12 @@ def simulated(tool, model, configs):
 
 def main():
     tool = sys.argv[1] if len(sys.argv) > 1 else "build/tools/autograph"
+    sources = sys.argv[2].split(",") if len(sys.argv) > 2 else LOGS
     logs = []
     print("| model | config | measured ms | simulated ms | simulated / measured |")
     print("|---|---|---|---|---|")
     speedups = []
-    for model, runs in measured().items():
+    for model, runs in measured(sources).items():
         sim = simulated(tool, model, list(runs))
         for config, ms in runs.items():
             if config in sim:
