@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "autograph/cost/policy.hpp"
@@ -80,42 +81,37 @@ struct Args {
   std::string label;
 };
 
-[[noreturn]] void usage(std::string const& why) {
-  std::cerr << "gpu_bench: " << why << "\n"
-            << "usage: gpu_bench [--out PREFIX] [--models a,b] [--repeats N] [--search-seconds S] [--pytorch FILE]\n"
-               "                 [--no-search] [--no-ios] [--ios-max-states N] [--ios-max-group-kernels R]\n"
-               "                 [--calibrate] [--cost-table FILE] [--profiles FILE] [--label TEXT]\n";
+[[noreturn]] void fail(std::string const& why) {
+  std::cerr << "gpu_bench: " << why << "\n";
   std::exit(2);
 }
 
+/// The options, or CLI11's message and exit code (2 on a bad option, 0 for --help).
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(k + " needs a value");
-      return argv[++i];
-    };
-    if (k == "--out") a.out = value();
-    else if (k == "--models") {
-      std::stringstream ss(value());
-      for (std::string m; std::getline(ss, m, ',');)
-        if (!m.empty()) a.models.push_back(m);
-    } else if (k == "--repeats") a.repeats = std::stoi(value());
-    else if (k == "--search-seconds") a.search_seconds = std::stod(value());
-    else if (k == "--pytorch") a.pytorch = value();
-    else if (k == "--no-search") a.search = false;
-    else if (k == "--no-ios") a.ios = false;
-    else if (k == "--ios-max-states") a.ios_max_states = std::stoul(value());
-    else if (k == "--ios-max-group-kernels") a.ios_max_group_kernels = std::stoul(value());
-    else if (k == "--calibrate") a.calibrate = true;
-    else if (k == "--cost-table") a.cost_table = value();
-    else if (k == "--profiles") a.profiles = value();
-    else if (k == "--label") a.label = value();
-    else usage("unknown option " + k);
+  CLI::App app{"The CUDA graph runtime's configurations (sequential, Nimble, IOS, TASO+Nimble, AutoGraph) measured per model, "
+               "beside PyTorch's where given"};
+  app.add_option("--out", a.out, "write PREFIX.json and PREFIX.md");
+  app.add_option("--models", a.models, "comma-separated zoo models, NAME+fused for a transformer fused by rules::TransformerFusion "
+                                       "(default: the zoo less what the sweeps skip)")
+      ->delimiter(',');
+  app.add_option("--repeats", a.repeats, "timings per configuration (each the mean of 50 replays)")->check(CLI::Range(1, 1000));
+  app.add_option("--search-seconds", a.search_seconds, "time limit of each search (TASO, AutoGraph)")->check(CLI::PositiveNumber);
+  app.add_option("--pytorch", a.pytorch, "PyTorch's results (benchmark/pytorch_baselines.py --json) to print beside ours")->check(CLI::ExistingFile);
+  app.add_flag("!--no-search", a.search, "skip the TASO and AutoGraph searches");
+  app.add_flag("!--no-ios", a.ios, "skip IOS");
+  app.add_option("--ios-max-states", a.ios_max_states, "IOS: DP states one block may have")->check(CLI::Range(std::size_t{1}, std::size_t{1} << 30));
+  app.add_option("--ios-max-group-kernels", a.ios_max_group_kernels, "IOS: kernels per group (r)")->check(CLI::Range(std::size_t{1}, std::size_t{1000}));
+  app.add_flag("--calibrate", a.calibrate, "fit the simulator to this GPU's kernels and print its ranking beside the measured one");
+  app.add_option("--cost-table", a.cost_table, "write the measured per-signature kernel costs here (MeasuredCost's JSON)");
+  app.add_option("--profiles", a.profiles, "write each configuration's per-kernel profile here (JSON)");
+  app.add_option("--label", a.label, "a label for the results (the machine, the build)");
+  try {
+    app.parse(argc, argv);
+  } catch (CLI::ParseError const& e) {
+    std::exit(app.exit(e));
   }
-  if (a.repeats < 1) usage("--repeats must be at least 1");
-  if (a.ios_max_states < 1 || a.ios_max_group_kernels < 1) usage("--ios-max-states and --ios-max-group-kernels must be at least 1");
+  std::erase(a.models, std::string{});
   if (a.models.empty())  // the zoo less the entries the sweeps skip (over 100 M weights; DETR's deeper copies): name those with --models
     for (auto const& m : models::zoo())
       if (!m.skip_in_sweeps) a.models.emplace_back(m.name);
@@ -208,7 +204,7 @@ int main(int argc, char** argv) {
   json pytorch;
   if (!args.pytorch.empty()) {
     std::ifstream f(args.pytorch);
-    if (!f) usage("cannot read " + args.pytorch);
+    if (!f) fail("cannot read " + args.pytorch);
     pytorch = json::parse(f);
   }
 

@@ -33,10 +33,10 @@
 #include <cstdlib>
 #include <iostream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include "autograph/cost/policy.hpp"
 #include "autograph/cuda/backends/measure.hpp"
 #include "autograph/cuda/backends/placing_runtime.hpp"
@@ -61,44 +61,40 @@ struct Args {
   double model_budget = 60;  // a model past this many seconds skips its remaining searches (graph-level, AutoGraph)
 };
 
-[[noreturn]] void usage(std::string const& why) {
-  std::cerr << "gpu_place: " << why << "\n"
-            << "usage: gpu_place [--models a,b] [--resolution N] [--db FILE] [--graph-budget S] [--rounds N] [--repeats N] [--copies N] [--fp32] [--autograph S] [--model-budget S]\n";
-  std::exit(2);
-}
-
+/// The options, or CLI11's message and exit code (2 on a bad option or model name, 0 for --help);
+/// every model name is checked before the GPU is touched.
 Args parse(int argc, char** argv) {
   Args a;
-  for (int i = 1; i < argc; ++i) {
-    std::string k = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(k + " needs a value");
-      return argv[++i];
-    };
-    if (k == "--models") {
-      a.models.clear();
-      std::stringstream ss(value());
-      for (std::string m; std::getline(ss, m, ',');)
-        if (!m.empty()) a.models.push_back(m);
-    } else if (k == "--resolution") a.resolution = std::stoi(value());
-    else if (k == "--db") a.db = value();
-    else if (k == "--graph-budget") a.graph_budget = std::stod(value());
-    else if (k == "--rounds") a.rounds = std::stoi(value());
-    else if (k == "--repeats") a.repeats = std::stoi(value());
-    else if (k == "--copies") a.copies = std::stoi(value());
-    else if (k == "--fp32") a.tf32 = false;
-    else if (k == "--autograph") a.autograph = std::stod(value());
-    else if (k == "--model-budget") a.model_budget = std::stod(value());
-    else if (k == "--place") continue;  // accepted for the command the issue names (gpu_bench --place)
-    else usage("unknown option " + k);
+  CLI::App app{"Backend placement on the CUDA graph runtime (issue 17's GPU side): each single backend, the op-level DP, "
+               "the graph-level search and AutoGraph + placement, measured per model"};
+  app.add_option("--models", a.models, "comma-separated zoo models")->delimiter(',');
+  app.add_option("--resolution", a.resolution, "input resolution (0: each model's own)")->check(CLI::Range(0, 4096));
+  app.add_option("--db", a.db, "the placement's cost database (created when missing, reused)");
+  app.add_option("--graph-budget", a.graph_budget, "seconds of the graph-level search")->check(CLI::NonNegativeNumber);
+  app.add_option("--rounds", a.rounds, "interleaved rounds of the final timing")->check(CLI::Range(2, 1000));
+  app.add_option("--repeats", a.repeats, "timings per placement (each the mean of 50 replays)")->check(CLI::Range(1, 1000));
+  app.add_option("--copies", a.copies, "copies of a group timed back to back when its cost is measured")->check(CLI::Range(2, 1000));
+  app.add_flag("!--fp32", a.tf32, "FP32 products (default: TF32 where the backend offers it)");
+  app.add_option("--autograph", a.autograph, "seconds of AutoGraph's search before placing its graph (0: not run)")->check(CLI::NonNegativeNumber);
+  app.add_option("--model-budget", a.model_budget, "a model past this many seconds skips its remaining searches")->check(CLI::PositiveNumber);
+  bool place = true;  // accepted for the command the issue names (gpu_bench --place); placing is what this program does
+  app.add_flag("--place", place, "accepted (placing is what gpu_place does)");
+  try {
+    app.parse(argc, argv);
+  } catch (CLI::ParseError const& e) {
+    std::exit(app.exit(e));
   }
-  if (a.models.empty()) usage("--models names no model");
-  if (a.rounds < 2 || a.repeats < 1 || a.copies < 2) usage("--rounds must be >= 2, --repeats >= 1, --copies >= 2");
-  for (auto const& m : a.models) {  // every name checked before the GPU is touched
+  std::erase(a.models, std::string{});
+  auto fail = [](std::string const& why) {
+    std::cerr << "gpu_place: " << why << "\n";
+    std::exit(2);
+  };
+  if (a.models.empty()) fail("--models names no model");
+  for (auto const& m : a.models) {
     try {
       (void)models::model_info(m);
     } catch (Error const& e) {
-      usage(e.what());
+      fail(e.what());
     }
   }
   return a;

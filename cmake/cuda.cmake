@@ -48,9 +48,10 @@ target_compile_options(autograph_cuda PRIVATE
 # The GPU benchmark (scripts/gpu-bench.sh runs it): a program of its own, not a Google
 # Benchmark one, because it writes one table of whole-model latencies per run.
 if(AUTOGRAPH_BUILD_BENCHMARKS)
+  find_package(CLI11 REQUIRED CONFIG)
   add_executable(gpu_bench ${PROJECT_SOURCE_DIR}/benchmark/gpu_bench.cpp)
-  target_link_libraries(gpu_bench PRIVATE autograph::cuda autograph_project_options)
+  target_link_libraries(gpu_bench PRIVATE autograph::cuda autograph_project_options CLI11::CLI11)
   # The GPU placement benchmark (issue 17): the CUDA runtime's backends, placed by measurement.
   add_executable(gpu_place ${PROJECT_SOURCE_DIR}/benchmark/gpu_place.cpp)
-  target_link_libraries(gpu_place PRIVATE autograph::cuda autograph::defaults autograph_project_options)
+  target_link_libraries(gpu_place PRIVATE autograph::cuda autograph::defaults autograph_project_options CLI11::CLI11)
 endif()

@@ -21,12 +21,7 @@ mkdir -p "$out"
 started=$(date +%s)
 say() { echo "[gpu-check +$(($(date +%s) - started))s] $*"; }
 
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader || { say "no GPU visible"; exit 1; }
-libs=$(find /usr/local/cuda*/ /usr/lib/x86_64-linux-gnu /opt -name 'libcublasLt.so.13' -o -name 'libcudnn.so.9' -o -name 'libcublas.so.13' 2>/dev/null |
-  xargs -r -n1 dirname | sort -u | tr '\n' ':')
-export LD_LIBRARY_PATH="$(cd "$bin/../lib" 2>/dev/null && pwd):${libs}${LD_LIBRARY_PATH:-}"
-say "library path: $LD_LIBRARY_PATH"
-for b in "$bin"/*; do ldd "$b" | grep -q 'not found' && { say "$b misses libraries:"; ldd "$b" | grep 'not found'; }; done
+source scripts/gpu-env.sh || exit 1
 
 say "CUDA tests (AUTOGRAPH_REQUIRE_GPU=1)"
 AUTOGRAPH_REQUIRE_GPU=1 timeout "${TESTS_S:-150}" "$bin/cuda_tests" --gtest_output="json:$out/cuda_tests.json" >"$out/cuda_tests.log" 2>&1

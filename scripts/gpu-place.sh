@@ -19,11 +19,7 @@ mkdir -p "$out"
 started=$(date +%s)
 say() { echo "[gpu-place +$(($(date +%s) - started))s] $*"; }
 
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader || { say "no GPU visible"; exit 1; }
-libs=$(find /usr/local/cuda*/ /usr/lib/x86_64-linux-gnu /opt -name 'libcublasLt.so.13' -o -name 'libcudnn.so.9' -o -name 'libcublas.so.13' 2>/dev/null |
-  xargs -r -n1 dirname | sort -u | tr '\n' ':')
-export LD_LIBRARY_PATH="$(cd "$bin/../lib" 2>/dev/null && pwd):${libs}${LD_LIBRARY_PATH:-}"
-for b in "$bin"/cuda_tests "$bin"/gpu_place; do ldd "$b" | grep -q 'not found' && { say "$b misses libraries:"; ldd "$b" | grep 'not found'; }; done
+source scripts/gpu-env.sh || exit 1
 
 say "placement tests (AUTOGRAPH_REQUIRE_GPU=1)"
 AUTOGRAPH_REQUIRE_GPU=1 timeout "${TESTS_S:-200}" "$bin/cuda_tests" --gtest_filter='CudaPlaced*' >"$out/cuda_tests_placed.log" 2>&1
