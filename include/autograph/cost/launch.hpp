@@ -124,8 +124,8 @@ inline std::vector<EngineKernel> term_kernels(std::span<TensorDesc const> values
 struct MetaFlowEngine {
   static constexpr bool host_issued = true;
   static constexpr std::string_view name = "MetaFlow/TASO engine";
-  // MetaFlow's and TASO's graphs add two tensors per Element/Add operator (one cudnnOpTensor
-  // or kernel each): a chain of Adds runs as the graph has it.
+  // An Add operator of these graphs adds its two inputs in one kernel (TASO's Element::forward,
+  // src/cudnn/element_kernel.cu: one cudnnOpTensor): a chain of Adds runs as the graph has it.
   static constexpr std::size_t term_sum_inputs = 0;
   static std::vector<EngineKernel> kernels(AnyOp const& op, std::span<TensorDesc const> in, std::span<TensorDesc const> out) {
     return detail::bias_and_copy_kernels(op, in, out);
