@@ -38,10 +38,23 @@
 //     into its slice of a buffer of its own, one assign_with_stride_src launch per term. A
 //     concatenation read by several IOS nodes directly is copied once for each of them, which
 //     kernels() (one operator at a time) counts once: there IOS's engine launches more.
+//   - IOS sums values in one operator's input, not with binary adds: an input is a list of
+//     terms, a term a list of same-shaped values that Term::forward adds up in one kernel,
+//     accumulate_sum_2 to accumulate_sum_5 (src/ios/ops.cu: dst[i] = src1[i] + ... + src5[i]),
+//     and a term of more than five values with one cudnnAddTensor per value (its `default:`
+//     branch; the first with beta = 0, a copy). IOS's RandWire builds every node's input as one
+//     term of all its predecessors (python/ios/models/randwire.py, randwire_stage), where
+//     this library's graphs chain binary Adds. term_sum_inputs = 5 says so: a tree of Adds
+//     whose inner sums have no other reader runs as one term (cost/summed_terms.hpp), its
+//     inner Adds launch nothing, and its last one the kernels term_kernels() gives.
+//     (Read at mit-han-lab/inter-operator-scheduler, src/ios/ios_runtime.cu, Term::forward.)
 //
 // kernels(op, in, out): the kernels a runtime launches for one operator, in order; empty when
 // it launches the operator's own kernel alone (what the cost model prices).
+// term_sum_inputs: 0 when the runtime runs every Add as the graph has it; n when it sums a term
+// of same-shaped values as IOS's engine does, up to n of them in one kernel (term_kernels()).
 #include <concepts>
+#include <cstddef>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -60,12 +73,14 @@ struct EngineKernel {
 struct CudaGraph {
   static constexpr bool host_issued = false;
   static constexpr std::string_view name = "CUDA graph";
+  static constexpr std::size_t term_sum_inputs = 0;
   static std::vector<EngineKernel> kernels(AnyOp const&, std::span<TensorDesc const>, std::span<TensorDesc const>) { return {}; }
 };
 
 struct HostLaunched {
   static constexpr bool host_issued = true;
   static constexpr std::string_view name = "host-launched";
+  static constexpr std::size_t term_sum_inputs = 0;
   static std::vector<EngineKernel> kernels(AnyOp const&, std::span<TensorDesc const>, std::span<TensorDesc const>) { return {}; }
 };
 
@@ -90,9 +105,28 @@ inline std::vector<EngineKernel> bias_and_copy_kernels(AnyOp const& op, std::spa
 }
 }  // namespace detail
 
+/// The kernels an engine that sums terms (term_sum_inputs = `fused` > 0) launches for a term of
+/// `values` (at least two, each the shape of `out`): one kernel that reads every value once and
+/// writes the sum (IOS's accumulate_sum_N) when there are at most `fused` of them, else one
+/// cudnnAddTensor per value into the output: a copy of the first (beta = 0), then an add of each
+/// other value to the output in place (IOS's Term::forward, `default:` branch).
+/// The one kernel is priced as an Add over all its values: the cost model reads what op.bytes()
+/// counts, every input and the output once, which is what it moves; its flops (one per output
+/// element) undercount the N - 1 adds, which no memory-bound elementwise kernel notices.
+inline std::vector<EngineKernel> term_kernels(std::span<TensorDesc const> values, TensorDesc const& out, std::size_t fused) {
+  std::vector<TensorDesc> outs{out};
+  if (values.size() <= fused) return {EngineKernel{Add{}, std::vector<TensorDesc>(values.begin(), values.end()), outs}};
+  std::vector<EngineKernel> each{EngineKernel{Identity{}, {values[0]}, outs}};
+  for (std::size_t i = 1; i < values.size(); ++i) each.push_back(EngineKernel{Add{}, {out, values[i]}, outs});
+  return each;
+}
+
 struct MetaFlowEngine {
   static constexpr bool host_issued = true;
   static constexpr std::string_view name = "MetaFlow/TASO engine";
+  // An Add operator of these graphs adds its two inputs in one kernel (TASO's Element::forward,
+  // src/cudnn/element_kernel.cu: one cudnnOpTensor): a chain of Adds runs as the graph has it.
+  static constexpr std::size_t term_sum_inputs = 0;
   static std::vector<EngineKernel> kernels(AnyOp const& op, std::span<TensorDesc const> in, std::span<TensorDesc const> out) {
     return detail::bias_and_copy_kernels(op, in, out);
   }
@@ -101,6 +135,8 @@ struct MetaFlowEngine {
 struct IosEngine {
   static constexpr bool host_issued = true;
   static constexpr std::string_view name = "IOS engine";
+  // Term::forward: accumulate_sum_2 .. accumulate_sum_5 (see the header comment).
+  static constexpr std::size_t term_sum_inputs = 5;
   static std::vector<EngineKernel> kernels(AnyOp const& op, std::span<TensorDesc const> in, std::span<TensorDesc const> out) {
     return detail::bias_and_copy_kernels(op, in, out);
   }
@@ -115,6 +151,7 @@ template <class L>
 concept LaunchModel = requires(AnyOp const& op, std::span<TensorDesc const> in, std::span<TensorDesc const> out) {
   { L::host_issued } -> std::convertible_to<bool>;
   { L::name } -> std::convertible_to<std::string_view>;
+  { L::term_sum_inputs } -> std::convertible_to<std::size_t>;
   { L::kernels(op, in, out) } -> std::same_as<std::vector<launch::EngineKernel>>;
 };
 

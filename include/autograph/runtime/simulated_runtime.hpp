@@ -10,6 +10,10 @@
 //   streams ends with the host synchronizing the device (host_sync_us);
 // - launch::MetaFlowEngine: host-launched, and an operator the engine runs as several kernels
 //   (LaunchModel::kernels()) takes one host call per kernel and their times one after another;
+// - launch::IosEngine: as MetaFlowEngine, and a tree of Adds the engine sums as one term
+//   (LaunchModel::term_sum_inputs, cost/summed_terms.hpp) launches its kernels from its last
+//   Add; its inner Adds stay in the schedule but take no host call, no turn at the front end
+//   and no time: they finish as soon as what they read has;
 // - a kernel is ready when its stream predecessor has finished and every kernel it waits
 //   for has finished plus the event cost; it then spends its fixed latency (launch, ramp-up)
 //   holding no SMs, and then its work;
@@ -48,6 +52,7 @@
 #include "autograph/cost/launch.hpp"
 #include "autograph/cost/memory.hpp"
 #include "autograph/cost/roofline.hpp"
+#include "autograph/cost/summed_terms.hpp"
 #include "autograph/graph/stats.hpp"
 #include "autograph/runtime/runtime.hpp"
 #include "autograph/schedule/kernel_dag.hpp"
@@ -65,7 +70,8 @@ class Simulator {
  public:
   /// `cost[id]`: the cost of kernel node id (indexed by NodeId); `label` names nodes in errors.
   /// `host_issued`: kernels are issued one by one by a host thread (launch::HostLaunched).
-  /// `calls[id]`: the host calls that issue node id's kernels (empty: one each).
+  /// `calls[id]`: the host calls that issue node id's kernels (empty: one each; 0: the node
+  /// launches nothing, its work done by another node's kernel).
   Simulator(DeviceSpec const& device, KernelDag const& dag, std::vector<KernelCost> cost, std::function<std::string(NodeId)> label,
             bool host_issued = false, std::vector<std::uint32_t> calls = {})
       : d_(device), dag_(&dag), hb_(cost.size()), cost_(std::move(cost)), label_(std::move(label)), host_issued_(host_issued),
@@ -84,6 +90,9 @@ class Simulator {
   /// synchronized after every run, and a CUDA graph's replays are timed one by one here: run().
   /// @throws ScheduleError as run().
   double run_repeated(Schedule const& s);
+
+  /// Whether node `id` launches a kernel (false for the inner Adds of a term an engine sums).
+  bool launches(NodeId id) const { return calls(id) > 0; }
 
  private:
   /// Host calls that issue node `id`'s kernels.
@@ -158,9 +167,10 @@ AUTOGRAPH_DEFAULTS_INLINE double Simulator::run(Schedule const& s, std::vector<K
     while (!undispatched_.empty()) {
       std::size_t i = next_to_dispatch();
       std::uint32_t f = undispatched_[i];
-      double at = std::max(ready_at_[f], front_free);
+      bool launches_nothing = calls(launches[f]->node) == 0;  // takes no turn at the front end
+      double at = launches_nothing ? ready_at_[f] : std::max(ready_at_[f], front_free);
       if (at > now) break;
-      front_free = at + d_.dispatch_us;
+      if (!launches_nothing) front_free = at + d_.dispatch_us;
       enter_at_[f] = at + cost_[launches[f]->node].latency_us;
       undispatched_[i] = undispatched_.back();
       undispatched_.pop_back();
@@ -290,8 +300,10 @@ AUTOGRAPH_DEFAULTS_INLINE void Simulator::issue_from_host(std::span<Launch const
   while (!open.empty()) {
     std::uint32_t f = open.top();
     open.pop();
-    ready_at_[f] = (issued + 1) * d_.host_launch_us;
-    issued += calls(launches[f]->node);
+    double c = calls(launches[f]->node);
+    // A node that launches nothing is passed when the host gets to it, after its last call.
+    ready_at_[f] = (issued + (c > 0 ? 1 : 0)) * d_.host_launch_us;
+    issued += c;
     for (std::uint32_t g : hb_.successors(f))
       if (--missing_[g] == 0) open.push(g);
   }
@@ -300,6 +312,13 @@ AUTOGRAPH_DEFAULTS_INLINE void Simulator::issue_from_host(std::span<Launch const
 
 /// LaunchModel::kernels as a value: one instantiation of SimulatedGraph serves every launch model.
 using EngineKernelsFn = std::vector<launch::EngineKernel> (*)(AnyOp const&, std::span<TensorDesc const>, std::span<TensorDesc const>);
+
+/// What a launch model says about the kernels it launches, as values.
+struct EngineLaunch {
+  bool host_issued = false;
+  EngineKernelsFn kernels = nullptr;
+  std::size_t term_sum_inputs = 0;  // LaunchModel::term_sum_inputs
+};
 
 /// One graph ready for many simulated runs: its kernel DAG and per-kernel costs, computed once.
 /// Everything of SimulatedRuntime::Prepared that depends on neither the device type, the
@@ -311,25 +330,28 @@ class SimulatedGraph {
  public:
   /// @throws Error when the device cannot hold `g` or the model gives a kernel a time that is
   /// not finite.
-  SimulatedGraph(DeviceSpec const& device, Model const& model, std::string kind, Graph<Set> const& g, bool host_issued,
-                 EngineKernelsFn kernels = nullptr);
+  SimulatedGraph(DeviceSpec const& device, Model const& model, std::string kind, Graph<Set> const& g, EngineLaunch launch = {});
   KernelDag const& dag() const { return *dag_; }
   /// Latency of running `s`, in milliseconds.
   double measure(Schedule const& s) { return sim_.run(s) / 1000.0; }
   /// Milliseconds per run of `s` run over and over, as a profiler times it (Simulator::run_repeated).
   double measure_repeated(Schedule const& s) { return sim_.run_repeated(s) / 1000.0; }
+  /// Whether node `id` launches a kernel under the launch model (an inner Add of a term the
+  /// engine sums launches none: cost/summed_terms.hpp).
+  bool launches(NodeId id) const { return sim_.launches(id); }
   Timeline timeline(Schedule const& s);
 
  private:
-  /// Each kernel node's cost, and into `calls` the host calls that issue it (kernels() of the launch model).
-  static std::vector<KernelCost> costs(Model const& model, Graph<Set> const& g, KernelDag const& dag, EngineKernelsFn kernels,
+  /// Each kernel node's cost, and into `calls` the host calls that issue it (kernels() and
+  /// term_sum_inputs of the launch model).
+  static std::vector<KernelCost> costs(Model const& model, Graph<Set> const& g, KernelDag const& dag, EngineLaunch const& launch,
                                        std::vector<std::uint32_t>& calls);
-  static Simulator simulator(DeviceSpec const& device, Model const& model, Graph<Set> const& g, KernelDag const& dag, bool host_issued,
-                             EngineKernelsFn kernels) {
+  static Simulator simulator(DeviceSpec const& device, Model const& model, Graph<Set> const& g, KernelDag const& dag,
+                             EngineLaunch const& launch) {
     std::vector<std::uint32_t> calls;
-    auto cost = costs(model, g, dag, kernels, calls);
+    auto cost = costs(model, g, dag, launch, calls);
     return Simulator(device, dag, std::move(cost), [&g](NodeId id) { return g.contains(id) ? g.label(id) : "node " + std::to_string(id); },
-                     host_issued, std::move(calls));
+                     launch.host_issued, std::move(calls));
   }
   std::string kind_;
   std::unique_ptr<KernelDag> dag_;  // the simulator points at it: stable across moves
@@ -340,8 +362,8 @@ class SimulatedGraph {
 // autograph::defaults from compiling them again (an inline member would be).
 template <class Set, class Model>
 SimulatedGraph<Set, Model>::SimulatedGraph(DeviceSpec const& device, Model const& model, std::string kind, Graph<Set> const& g,
-                                           bool host_issued, EngineKernelsFn kernels)
-    : kind_(std::move(kind)), dag_(std::make_unique<KernelDag>(g)), sim_(simulator(device, model, g, *dag_, host_issued, kernels)) {
+                                           EngineLaunch launch)
+    : kind_(std::move(kind)), dag_(std::make_unique<KernelDag>(g)), sim_(simulator(device, model, g, *dag_, launch)) {
   // Here, once per graph, rather than per schedule: a graph the device cannot hold has no latency.
   if (device.memory_bytes() > 0) {
     std::vector<char> launches(g.id_bound(), 0);
@@ -362,13 +384,26 @@ Timeline SimulatedGraph<Set, Model>::timeline(Schedule const& s) {
 
 template <class Set, class Model>
 std::vector<KernelCost> SimulatedGraph<Set, Model>::costs(Model const& model, Graph<Set> const& g, KernelDag const& dag,
-                                                          EngineKernelsFn kernels, std::vector<std::uint32_t>& calls) {
+                                                          EngineLaunch const& launch, std::vector<std::uint32_t>& calls) {
   std::vector<KernelCost> c(g.id_bound());
   calls.assign(g.id_bound(), 1);
+  SummedTerms const terms = launch.term_sum_inputs > 0 ? summed_terms(g) : SummedTerms{};
   for (NodeId id : dag.nodes()) {
     auto const& n = g[id];
+    if (terms.is_inner(id)) {
+      // Its sum is part of a later Add's term: no kernel, no call (c[id] stays zero).
+      calls[id] = 0;
+      continue;
+    }
     auto in = input_descs(g, id);
-    std::vector<launch::EngineKernel> several = kernels ? kernels(n.op, in, n.outputs) : std::vector<launch::EngineKernel>{};
+    std::vector<launch::EngineKernel> several;
+    if (auto const* values = terms.term(id)) {
+      std::vector<TensorDesc> descs;
+      for (Value v : *values) descs.push_back(g.desc(v));
+      several = launch::term_kernels(descs, n.outputs[0], launch.term_sum_inputs);
+    } else if (launch.kernels) {
+      several = launch.kernels(n.op, in, n.outputs);
+    }
     if (several.empty()) {
       c[id] = model.estimate(n.op, in, n.outputs);
     } else {
@@ -436,7 +471,7 @@ class SimulatedRuntime {
 
   template <class Set>
   Prepared<Set> prepare(Graph<Set> const& g) const {
-    return Prepared<Set>(device_, model_, kind(), g, Launch::host_issued, &Launch::kernels);
+    return Prepared<Set>(device_, model_, kind(), g, detail::EngineLaunch{Launch::host_issued, &Launch::kernels, Launch::term_sum_inputs});
   }
 
   /// Latency in ms of `g` scheduled by the policy.
@@ -458,7 +493,10 @@ class SimulatedRuntime {
   /// Latency in ms of `stages` run as IOS's engine runs them (its `Graph::forward`): stage
   /// after stage, each group of a stage on its own stream (group j on stream j), every kernel
   /// issued from the host; the host synchronizes the device after a stage unless that stage and
-  /// the next both have one group (a chain of one-group stages is one stream).
+  /// the next both have one group (a chain of one-group stages is one stream). Nodes that
+  /// launch nothing under the launch model (the inner Adds of a term IOS's engine sums, which
+  /// IOS's graphs do not have) leave their groups, and a stage of nothing else is no stage:
+  /// the host neither issues nor synchronizes anything for it.
   /// @pre every kernel of `g` is in exactly one group; a stage's groups are independent.
   /// @throws ScheduleError when a kernel runs before one it reads.
   template <class Set>
@@ -466,15 +504,26 @@ class SimulatedRuntime {
     requires(Launch::host_issued)
   {
     auto prepared = prepare(g);
+    std::vector<std::vector<std::vector<NodeId>>> issued;
+    for (auto const& groups : stages) {
+      std::vector<std::vector<NodeId>> kept;
+      for (auto const& group : groups) {
+        std::vector<NodeId> launched;
+        for (NodeId id : group)
+          if (prepared.launches(id)) launched.push_back(id);
+        if (!launched.empty()) kept.push_back(std::move(launched));
+      }
+      if (!kept.empty()) issued.push_back(std::move(kept));
+    }
     double ms = 0;
     Schedule segment;
-    for (std::size_t i = 0; i < stages.size(); ++i) {
-      auto const& groups = stages[i];
+    for (std::size_t i = 0; i < issued.size(); ++i) {
+      auto const& groups = issued[i];
       if (segment.streams.size() < groups.size()) segment.streams.resize(groups.size());
       for (std::size_t j = 0; j < groups.size(); ++j)
         for (NodeId id : groups[j]) segment.streams[j].push_back(autograph::Launch{id, {}});
-      bool last = i + 1 == stages.size();
-      if (!last && groups.size() == 1 && stages[i + 1].size() == 1) continue;
+      bool last = i + 1 == issued.size();
+      if (!last && groups.size() == 1 && issued[i + 1].size() == 1) continue;
       // measure() adds the synchronization after several streams; one stream followed by
       // more stages is synchronized too.
       ms += prepared.measure(segment);
