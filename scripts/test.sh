@@ -67,4 +67,4 @@ if OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1 TSAN_OPTIONS=halt_on_error=1:s
   echo "ThreadSanitizer did not report the race of the deliberately broken arena plan:"; cat build-tsan/broken-plan.log; exit 1
 fi
 
-echo "== all tests passed in $((SECONDS - start)) s"
+echo "== all tests passed in $((SECONDS - start)) s; build folders: $(du -sch build-ci build-fuzz build-asan build-tsan 2>/dev/null | tail -n 1 | cut -f1)"

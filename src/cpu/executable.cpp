@@ -50,6 +50,37 @@ Memory allocate(std::size_t bytes, std::string const& what) {
   return Memory(p);
 }
 
+/// Busy-wait iterations (each a pause instruction, about 40-140 cycles on x86) before a stream
+/// thread blocks on a futex for a wait, a core or the next run. AUTOGRAPH_CPU_WAIT_SPIN sets it
+/// (an experiment's knob; 64, the default, was the fixed count before).
+int wait_spin() {
+  static int const n = [] {
+    char const* v = std::getenv("AUTOGRAPH_CPU_WAIT_SPIN");
+    return v && *v ? std::max(0, std::atoi(v)) : 64;
+  }();
+  return n;
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/// Waits until `pred()` holds: up to wait_spin() pause iterations, then blocking on `a`'s futex
+/// while `a` still holds the value `pred` was false for.
+template <class T, class Pred>
+void spin_then_wait(std::atomic<T>& a, Pred pred, std::memory_order order = std::memory_order_acquire) {
+  for (int spin = 0, n = wait_spin(); !pred(); ++spin) {
+    if (spin < n) {
+      cpu_relax();
+      continue;
+    }
+    T seen = a.load(order);
+    if (!pred()) a.wait(seen, order);
+  }
+}
+
 /// The cores as a resource: a kernel takes its thread count before it runs and gives it back
 /// after, so that the kernels running at any moment never use more threads than there are
 /// cores (concurrent streams beyond the core count queue instead of time-slicing).
@@ -62,7 +93,7 @@ class Cores {
       if (f >= n) {
         if (free_.compare_exchange_weak(f, f - n, std::memory_order_acquire, std::memory_order_relaxed)) return;
       } else {
-        free_.wait(f, std::memory_order_relaxed);
+        spin_then_wait(free_, [&] { return free_.load(std::memory_order_relaxed) >= n; }, std::memory_order_relaxed);
         f = free_.load(std::memory_order_relaxed);
       }
     }
@@ -134,11 +165,7 @@ struct CpuExecutable::Impl {
     for (auto& k : streams[si]) {
       for (std::uint32_t w : k.waits) {
         auto& flag = done[w];
-        for (int spin = 0; flag.load(std::memory_order_acquire) < e; ++spin) {
-          if (spin < 64) continue;
-          std::uint64_t seen = flag.load(std::memory_order_acquire);
-          if (seen < e) flag.wait(seen, std::memory_order_acquire);
-        }
+        spin_then_wait(flag, [&] { return flag.load(std::memory_order_acquire) >= e; });
       }
       if (!failed.load(std::memory_order_relaxed)) {  // after a failure the run only releases its waiters
         free_cores->take(k.threads);
@@ -165,7 +192,7 @@ struct CpuExecutable::Impl {
   void worker(std::size_t si) {
     std::uint64_t seen = 0;
     for (;;) {
-      epoch.wait(seen, std::memory_order_acquire);
+      spin_then_wait(epoch, [&] { return epoch.load(std::memory_order_acquire) != seen; });
       if (stop.load(std::memory_order_acquire)) return;
       std::uint64_t e = epoch.load(std::memory_order_acquire);
       if (e == seen) continue;
@@ -185,7 +212,7 @@ struct CpuExecutable::Impl {
     epoch.store(e, std::memory_order_release);
     epoch.notify_all();
     if (!streams.empty()) run_stream(0, e);
-    for (std::size_t r = running.load(std::memory_order_acquire); r != 0; r = running.load(std::memory_order_acquire)) running.wait(r);
+    spin_then_wait(running, [&] { return running.load(std::memory_order_acquire) == 0; });
     std::lock_guard lock(error_mutex);
     if (error) {
       try {
