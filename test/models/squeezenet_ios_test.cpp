@@ -26,8 +26,10 @@ TEST(SqueezeNetIos, EveryFireModuleAddsABypassAConvOnlyWhereTheChannelsChange) {
   EXPECT_EQ(count_named(g, "/add"), 8u);
   EXPECT_EQ(count_named(g, "/concat"), 8u);
   // fire_complex's `if v1.node.output_shape[0] == v.node.output_shape[0]`: the input's channels
-  // (96, 128, 128, 256, 256, 384, 384, 512, 512) against 2 x expand.
-  for (std::string blk : {"block2", "block4", "block7", "block9"}) EXPECT_EQ(shape_named(g, blk + "/bypass")[1], shape_named(g, blk + "/concat")[1]) << blk;
+  // (96, 128, 128, 256, 256, 384, 384, 512) against 2 x expand (128, 128, 256, 256, 384, 384, 512,
+  // 512): a conv in blocks 2, 4, 7 and 9.
+  for (std::string blk : {"block2", "block4", "block7", "block9"})
+    EXPECT_EQ(shape_named(g, blk + "/bypass")[1], shape_named(g, blk + "/concat")[1]) << blk;
   EXPECT_EQ(count_named(g, "/bypass"), 4u);
   EXPECT_EQ(count_ops<Conv2D>(g), 1u + 8 * 3 + 4 + 1);
   // Where there is no bypass conv the sum reads the module's input: block3's reads block2's sum.

@@ -6,7 +6,9 @@
 // `source`, `table`, `gpu`, `batch` (null: not stated), `model`, `config`, `kind` (latency,
 // speedup, speedup_range, ordering), `value`, `unit`. Every record the simulator can run
 // (a zoo model, a simulated device, a configuration this library implements) is simulated and
-// printed beside its published value; every other record is listed with the reason. Then, per
+// printed beside its published value; every other record is listed with the reason, and every
+// record name read as a differently named zoo model is listed with it (the IOS work's
+// SqueezeNet runs squeezenet_ios, the network its code builds: zoo_model()). Then, per
 // source and overall, the three figures the simulator is judged by:
 // - absolute latency: the median |ln(simulated / published)| over latency records;
 // - within-paper speedups: the median |ln(simulated ratio / published ratio)| over speedup
