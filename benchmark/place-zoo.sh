@@ -40,6 +40,7 @@ declare -A skipped=(
   [vit_l_16]="over 100 M parameters" [vit_h_14]="over 100 M parameters" [setr_naive]="over 100 M parameters"
   [setr_pup]="over 100 M parameters" [detr_r50_e6]="detr_r50_e3 with more encoder layers"
   [detr_r50_e12]="detr_r50_e3 with more encoder layers"
+  [squeezenet_ios]="squeezenet1_1's operators with a bypass Add, no operator the run models lack"
 )
 order=(squeezenet1_1 resnet34 resnet50 resnext50_32x4d inception_v3 nasnet_a_mobile nasnet_a_large randwire_ws
        rnntc_sru bert bert_encoder_8x1024 vit_b_16 detr_r50_e3 setr_naive_base)

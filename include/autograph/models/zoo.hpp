@@ -23,6 +23,7 @@
 #include "autograph/models/rnntc_sru.hpp"
 #include "autograph/models/setr.hpp"
 #include "autograph/models/squeezenet.hpp"
+#include "autograph/models/squeezenet_ios.hpp"
 #include "autograph/models/vit.hpp"
 
 namespace autograph::models {
@@ -37,9 +38,11 @@ struct ModelInfo {
   std::string_view reference;         // where the published figures come from
   // Left out of the zoo-wide sweeps that fill every model's weights and run or export it (the
   // CPU, CUDA and ONNX round-trip tests, the GPU benchmark's default list): over 100 M parameters
-  // (0.4 GB of float32 weights per copy), or a deeper variant of a model the sweeps run already
-  // (detr_r50_e6 and _e12 are detr_r50_e3 with more encoder layers). Each has tests of its own in
-  // test/models/; building and counting (zoo_test, `autograph models`) still covers every entry.
+  // (0.4 GB of float32 weights per copy), or a variant of a model the sweeps run already with no
+  // operator the sweeps miss (detr_r50_e6 and _e12 are detr_r50_e3 with more encoder layers;
+  // squeezenet_ios is squeezenet1_1's convs, pools and concats plus ResNets' Adds). Each has tests
+  // of its own in test/models/; building and counting (zoo_test, `autograph models`) still covers
+  // every entry.
   bool skip_in_sweeps = false;
 };
 
@@ -68,6 +71,8 @@ inline std::span<ModelInfo const> zoo_table() {
        "[16,64,1024]", [](ModelOptions const& o) { return bert_encoder(o); }, 0, 0, "derived (see bert_encoder.hpp)"},
       {"squeezenet1_1", "SqueezeNet 1.1: 8 fire modules, ceil-mode max pools (torchvision)", "[1,3,224,224]", &squeezenet1_1, 1235496,
        0.35e9, "torchvision: 1,235,496 parameters, 0.35 GMACs"},
+      {"squeezenet_ios", "SqueezeNet as IOS builds it (mit-han-lab/inter-operator-scheduler, squeezenet.py): 7x7/96 stem, 8 fire modules each with a bypass add (a 1x1 conv where the channels change)",
+       "[1,3,224,224]", &squeezenet_ios, 0, 0, "derived from IOS's code (see squeezenet_ios.hpp): 1,589,672 parameters, 1.19 GMACs", true},
       {"randwire_ws", "RandWire-WS small regime: C=78, three WS(32, 4, 0.75) random stages, seeded wiring", "[1,3,224,224]",
        &randwire_ws, 0, 0, "derived from the generated wiring (see the test)"},
       {"vit_b_16", "ViT-B/16: 12 pre-LN encoder blocks, 197 tokens, 768 wide (torchvision)", "[1,3,224,224]", &vit_b_16, 86567656,

@@ -137,7 +137,7 @@ TEST(RecordingRuntime, CapturesASmallModelWithoutViolations) {
 }
 
 /// The zoo under every policy: (model, resolution) x policy, every entry but those marked
-/// skip_in_sweeps (over 100 M weights, or DETR's deeper copies of detr_r50_e3).
+/// skip_in_sweeps (over 100 M weights, DETR's deeper copies of detr_r50_e3, IOS's SqueezeNet).
 class RecordingZoo : public ::testing::TestWithParam<std::tuple<std::string_view, std::string_view>> {};
 
 TEST_P(RecordingZoo, CaptureIsLegalAndRaceFree) {
