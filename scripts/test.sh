@@ -17,7 +17,7 @@ bash scripts/install-deps.sh
 jobs=$(nproc)
 start=$SECONDS
 free_kb=$(df -Pk . | awk 'NR == 2 {print $4}')
-echo "== disk: $((free_kb / 1024 / 1024)) GB free here (about 7 GB needed, 5 GB with AUTOGRAPH_LOW_DISK=1)"
+echo "== disk: $((free_kb / 1024 / 1024)) GB free here (about 7 GB needed, 5.5 GB with AUTOGRAPH_LOW_DISK=1)"
 free_pass() {  # free_pass BUILD_DIR: after its tests passed, under AUTOGRAPH_LOW_DISK=1
   [[ ${AUTOGRAPH_LOW_DISK:-0} == 1 ]] || return 0
   find "$1" \( -name '*.o' -o -name '*.gch' \) -delete
