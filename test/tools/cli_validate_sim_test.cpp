@@ -125,4 +125,30 @@ TEST(CliValidateSim, RunsTheIosWorksSqueezeNetOnTheNetworkItsCodeBuilds) {
   EXPECT_GT(simulated_ms(r.out, 0), simulated_ms(r.out, 2)) << r.out;
 }
 
+TEST(CliValidateSim, RunsTheMetaflowPapersRecordsOnTheNetworksItsCodeBuilds) {
+  // MetaFlow's code (jiazhihao/metaflow_sysml19) builds SqueezeNet as fire_complex modules and
+  // ResNet-34 at 222 x 222, and RNNTC as 20 SRU steps: its records run squeezenet_ios and
+  // resnet34 at 222 px and rnntc_metaflow.
+  ScratchDir dir;
+  std::ofstream(dir / "records.json") << R"([
+    {"source": "Optimizing DNN Computation with Relaxed Graph Substitutions (Z. Jia et al., MLSys 2019) - MetaFlow", "gpu": "Tesla P100",
+     "batch": null, "model": "squeezenet1_1", "config": "TensorRT", "kind": "latency", "value": 1, "unit": "ms"},
+    {"source": "Optimizing DNN Computation with Relaxed Graph Substitutions (Z. Jia et al., MLSys 2019) - MetaFlow", "gpu": "Tesla P100",
+     "batch": null, "model": "ResNet34", "config": "TensorRT", "kind": "latency", "value": 1, "unit": "ms"},
+    {"source": "Optimizing DNN Computation with Relaxed Graph Substitutions (Z. Jia et al., MLSys 2019) - MetaFlow", "gpu": "Tesla P100",
+     "batch": null, "model": "rnntc_sru", "config": "TensorRT", "kind": "latency", "value": 1, "unit": "ms"},
+    {"source": "Paper B", "gpu": "Tesla P100", "batch": 1, "model": "rnntc_sru", "config": "TensorRT", "kind": "latency", "value": 1, "unit": "ms"}])";
+  auto r = run_tool({"validate-sim", dir / "records.json"}, dir, 120);
+  ASSERT_EQ(r.exit_code, 0) << r.command << "\n" << r.err;
+  EXPECT_NE(r.err.find("simulating squeezenet_ios at 222 px batch default on p100: tensorrt"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("simulating resnet34 at 222 px batch default on p100: tensorrt"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("simulating rnntc_metaflow batch default on p100: tensorrt"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("simulating rnntc_sru batch 1 on p100: tensorrt"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("S1 'ResNet34' -> resnet34 at 222 px; S1 'rnntc_sru' -> rnntc_metaflow; S1 'squeezenet1_1' -> squeezenet_ios at 222 px;"),
+            std::string::npos)
+      << r.out;
+  // MetaFlow's RNNTC: 60 products of 4 MB weights against the zoo's 31 of shared ones.
+  EXPECT_GT(simulated_ms(r.out, 2), simulated_ms(r.out, 3)) << r.out;
+}
+
 }  // namespace

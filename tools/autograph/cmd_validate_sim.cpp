@@ -7,8 +7,9 @@
 // speedup, speedup_range, ordering), `value`, `unit`. Every record the simulator can run
 // (a zoo model, a simulated device, a configuration this library implements) is simulated and
 // printed beside its published value; every other record is listed with the reason, and every
-// record name read as a differently named zoo model is listed with it (the IOS work's
-// SqueezeNet runs squeezenet_ios, the network its code builds: zoo_model()). Then, per
+// record name read as a differently named zoo model or size is listed with it (the IOS and
+// MetaFlow works' SqueezeNet runs squeezenet_ios, MetaFlow's RNNTC rnntc_metaflow: the networks
+// their code builds, zoo_model() and network_resolution()). Then, per
 // source and overall, the three figures the simulator is judged by:
 // - absolute latency: the median |ln(simulated / published)| over latency records;
 // - within-paper speedups: the median |ln(simulated ratio / published ratio)| over speedup
@@ -139,8 +140,12 @@ struct SimKey {
   std::string model;
   std::int64_t batch = 0;  // 0: the record states none; the model's benchmark batch
   std::string config;  // sequential, greedy, ios, tensorrt, taso, metaflow
+  std::int64_t resolution = 0;  // image side; 0: the model's published one
   auto operator<=>(SimKey const&) const = default;
-  std::string text() const { return model + " batch " + (batch ? std::to_string(batch) : "default") + " on " + device + ": " + config; }
+  std::string text() const {
+    return model + (resolution ? " at " + std::to_string(resolution) + " px" : "") + " batch " + (batch ? std::to_string(batch) : "default") + " on " +
+           device + ": " + config;
+  }
 };
 
 /// A simulated configuration, or why there is none.
@@ -179,14 +184,22 @@ Mapped map_config(std::string const& paper, std::string const& gpu_key, std::int
 /// the networks its own code builds (mit-han-lab/inter-operator-scheduler, python/ios/models/).
 bool is_ios_work(std::string const& source) { return lower(source).find("inter-operator scheduler") != std::string::npos; }
 
+/// Whether `source` is the MetaFlow paper (Jia et al., "Optimizing DNN Computation with Relaxed
+/// Graph Substitutions", MLSys 2019), which measured the networks its code builds
+/// (jiazhihao/metaflow_sysml19, code/: inception.h, squeezenet.h, resnet.h, sru.h; BATCH_SIZE 1).
+bool is_metaflow_work(std::string const& source) { return lower(source).find("relaxed graph substitutions") != std::string::npos; }
+
 /// The zoo model a paper's name stands for in `source` ("Inception V3" -> inception_v3), or null.
 std::optional<std::string> zoo_model(std::string const& name, std::string const& source) {
   // IOS's SqueezeNet is its squeezenet.py's (squeezenet_ios: a 7x7/96 stem and a bypass in every
   // fire module), whether the record names it as the paper does or as the records file's
   // stand-in squeezenet1_1. MetaFlow's paper says only "SqueezeNet, a 42-layer CNN with fire
-  // modules" (quoted in the records' mapping_note), not which, so its records keep the stand-in.
+  // modules", but its code says which: squeezenet.h's SqueezeNetComplex is the same network
+  // (fire_complex: the same modules, bypass convs where the channels change; IOS's squeezenet.py
+  // follows it), and sru.h's RNNTC_SRU is rnntc_metaflow (20 steps, no embedding or classifier).
   std::string n = lower(trim(name));
-  if (is_ios_work(source) && (n == "squeezenet" || n == "squeezenet1_1")) return "squeezenet_ios";
+  if ((is_ios_work(source) || is_metaflow_work(source)) && (n == "squeezenet" || n == "squeezenet1_1")) return "squeezenet_ios";
+  if (is_metaflow_work(source) && (n == "rnntc" || n == "rnntc_sru")) return "rnntc_metaflow";
   if (models::find_model(name)) return name;
   // The papers' names for zoo models: IOS names its RandWire, NasNet and SqueezeNet without
   // their variants (records that say which carry the zoo's name already).
@@ -197,6 +210,14 @@ std::optional<std::string> zoo_model(std::string const& name, std::string const&
   auto it = alias.find(n);
   if (it == alias.end()) return std::nullopt;
   return it->second;
+}
+
+/// The image side a paper's code builds `model` at, or 0 for the zoo's default: MetaFlow's
+/// ResNet-34 and SqueezeNet take 222 x 222 inputs (resnet.h, squeezenet.h), its Inception-v3 the
+/// zoo's 299.
+std::int64_t network_resolution(std::string const& model, std::string const& source) {
+  if (is_metaflow_work(source) && (model == "resnet34" || model == "squeezenet_ios")) return 222;
+  return 0;
 }
 
 /// The simulated device key for a record's `gpu` ("Tesla V100" -> v100), or null.
@@ -236,6 +257,7 @@ class Simulations {
   double run(DeviceSpec const& device, SimKey const& k) const {
     models::ModelOptions mo;
     if (k.batch > 0) mo.batch = k.batch;
+    if (k.resolution > 0) mo.resolution = k.resolution;
     Graph<> g = engine_kernels(models::build(k.model, mo));
     // Every system these papers measured (TensorRT, MetaFlow's and IOS's engines, TASO, PyTorch)
     // issues its kernels from a host thread: none replays a CUDA graph. IOS's engine launches a
@@ -377,14 +399,15 @@ int run(Options const& o) {
       why = "model '" + model + "' is not in the zoo";
       return std::nullopt;
     }
-    if (*m != model) read_as.insert({r.source, model, *m});
+    std::int64_t side = network_resolution(*m, r.source);
+    if (*m != model || side) read_as.insert({r.source, model, *m + (side ? " at " + std::to_string(side) + " px" : "")});
     std::int64_t batch = r.batch.value_or(0);  // 0: not stated, the benchmark's own
     auto c = map_config(config, *dev, batch);
     if (!c.config) {
       why = c.reason;
       return std::nullopt;
     }
-    return SimKey{*dev, *m, batch, *c.config};
+    return SimKey{*dev, *m, batch, *c.config, side};
   };
 
   std::vector<Row> rows;

@@ -20,6 +20,7 @@
 #include "autograph/models/nasnet.hpp"
 #include "autograph/models/randwire.hpp"
 #include "autograph/models/resnet.hpp"
+#include "autograph/models/rnntc_metaflow.hpp"
 #include "autograph/models/rnntc_sru.hpp"
 #include "autograph/models/setr.hpp"
 #include "autograph/models/squeezenet.hpp"
@@ -40,7 +41,8 @@ struct ModelInfo {
   // CPU, CUDA and ONNX round-trip tests, the GPU benchmark's default list): over 100 M parameters
   // (0.4 GB of float32 weights per copy), or a variant of a model the sweeps run already with no
   // operator the sweeps miss (detr_r50_e6 and _e12 are detr_r50_e3 with more encoder layers;
-  // squeezenet_ios is squeezenet1_1's convs, pools and concats plus ResNets' Adds). Each has tests
+  // squeezenet_ios is squeezenet1_1's convs, pools and concats plus ResNets' Adds; rnntc_metaflow
+  // is rnntc_sru's products, sigmoids, products and sums, with 63 M parameters). Each has tests
   // of its own in test/models/; building and counting (zoo_test, `autograph models`) still covers
   // every entry.
   bool skip_in_sweeps = false;
@@ -65,6 +67,8 @@ inline std::span<ModelInfo const> zoo_table() {
        &nasnet_a_mobile, 5.3e6, 564e6, "NASNet paper: 5.3 M parameters, 564 M MACs"},
       {"rnntc_sru", "RNNTC-SRU: one-hot embedding, one SRU layer unrolled over 10 steps (hidden 1024), softmax classifier",
        "[10,1,1024] one-hot", [](ModelOptions const& o) { return rnntc_sru(o); }, 0, 0, "derived (see rnntc_sru.hpp)"},
+      {"rnntc_metaflow", "RNNTC as MetaFlow's code builds it (jiazhihao/metaflow_sysml19, sru.h): one SRU layer over 20 steps (width 1024), three weights of its own per step, no embedding or classifier",
+       "[1,1,1024]", [](ModelOptions const& o) { return rnntc_metaflow(o); }, 0, 0, "derived from MetaFlow's code (see rnntc_metaflow.hpp): 62,914,560 parameters and MACs", true},
       {"bert", "BERT as TASO's examples/bert.py builds it (the AutoGraph paper's): 8 layers of Q/K/V matmuls, 16-head batched matmuls, no softmax, and an output matmul of the layer's input",
        "[64,1024]", [](ModelOptions const& o) { return bert(o); }, 0, 0, "derived (see bert.hpp)"},
       {"bert_encoder_8x1024", "BERT encoder: 8 post-LN layers, hidden 1024, 16 heads, FFN 4096, on 16 embedded sequences of 64 tokens (the zoo's bert until 2026-11-27)",
