@@ -17,3 +17,5 @@ template autograph::KernelDag::KernelDag(autograph::Graph<autograph::BuiltinOps>
 template class autograph::detail::SimulatedGraph<autograph::BuiltinOps, autograph::RooflineCost>;
 template autograph::schedule::IosResult<autograph::BuiltinOps> autograph::schedule::Ios::run_with<autograph::BuiltinOps>(
     autograph::Graph<autograph::BuiltinOps> const&, autograph::schedule::IosPrepare<autograph::BuiltinOps> const&) const;
+template autograph::schedule::IosResult<autograph::BuiltinOps> autograph::schedule::Ios::replay<autograph::BuiltinOps>(
+    autograph::Graph<autograph::BuiltinOps> const&, std::span<autograph::schedule::IosStage const>);

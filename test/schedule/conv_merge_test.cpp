@@ -122,5 +122,24 @@ TEST(ConvMerge, IosMergesWhenTheRuntimeSaysItIsFasterAndKeepsTheOutputs) {
   EXPECT_DOUBLE_EQ(off.stats.estimated_ms, 8);
 }
 
+TEST(ConvMerge, AReplayedPlanMergesTheSameConvolutionsInAnotherGraphOfTheSameNodes) {
+  // IOS's plan names the input graph's nodes; replayed on a second build of the same network it
+  // merges there what the search merged here, and the outputs stay the network's.
+  Branches searched({1, 3, 3, 5}, true);
+  SerialRuntime rt;
+  auto r = schedule::Ios{}.run(searched.g, rt);
+  ASSERT_EQ(r.stats.merges, 1u);
+  ASSERT_EQ(r.plan.front().kind, schedule::IosStage::Kind::merge);
+  EXPECT_EQ(r.plan.front().groups.size(), 4u);  // the plan keeps the four convolutions of the input graph
+  Branches other({1, 3, 3, 5}, true);
+  auto replayed = schedule::Ios::replay(other.g, std::span<schedule::IosStage const>(r.plan));
+  EXPECT_EQ(replayed.stats.merges, 1u);
+  EXPECT_EQ(replayed.stages.size(), r.stages.size());
+  KernelDag dag(replayed.graph);
+  EXPECT_NO_THROW(check_schedule(dag, replayed.schedule));
+  EXPECT_EQ(replayed.schedule.num_kernels(), r.schedule.num_kernels());
+  expect_same_outputs(other.g, replayed.graph, 9);
+}
+
 }  // namespace
 }  // namespace autograph

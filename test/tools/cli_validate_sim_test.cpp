@@ -151,4 +151,33 @@ TEST(CliValidateSim, RunsTheMetaflowPapersRecordsOnTheNetworksItsCodeBuilds) {
   EXPECT_GT(simulated_ms(r.out, 2), simulated_ms(r.out, 3)) << r.out;
 }
 
+TEST(CliValidateSim, RunsAScheduleOptimizedForAnotherBatchOrGpuAsTheIosThesisDoes) {
+  // IOS's Table 4.2: a schedule searched at one batch size or on one GPU, run at another.
+  ScratchDir dir;
+  std::ofstream(dir / "records.json") << R"json([
+    {"source": "IOS: Inter-Operator Scheduler for CNN Acceleration", "table": "T", "gpu": "Tesla V100", "batch": 1, "model": "squeezenet1_1",
+     "config": "IOS (schedule optimized for batch 1)", "kind": "latency", "value": 1, "unit": "ms"},
+    {"source": "IOS: Inter-Operator Scheduler for CNN Acceleration", "table": "T", "gpu": "Tesla V100", "batch": 1, "model": "squeezenet1_1",
+     "config": "IOS (schedule optimized for batch 32)", "kind": "latency", "value": 1.1, "unit": "ms"},
+    {"source": "IOS: Inter-Operator Scheduler for CNN Acceleration", "table": "U", "gpu": "Tesla V100", "batch": 1, "model": "squeezenet1_1",
+     "config": "IOS (schedule optimized for K80)", "kind": "latency", "value": 1, "unit": "ms"},
+    {"source": "IOS: Inter-Operator Scheduler for CNN Acceleration", "table": "U", "gpu": "Tesla V100", "batch": 1, "model": "squeezenet1_1",
+     "config": "IOS (schedule optimized for TPU)", "kind": "latency", "value": 1, "unit": "ms"},
+    {"source": "IOS: Inter-Operator Scheduler for CNN Acceleration", "table": "U", "gpu": "Tesla V100", "batch": 1, "model": "squeezenet1_1",
+     "config": "IOS (schedule optimized for batch two)", "kind": "latency", "value": 1, "unit": "ms"}])json";
+  auto r = run_tool({"validate-sim", dir / "records.json"}, dir, 300);
+  ASSERT_EQ(r.exit_code, 0) << r.command << "\n" << r.err;
+  EXPECT_NE(r.err.find("simulating squeezenet_ios batch 1 on v100: ios...\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("simulating squeezenet_ios batch 1 on v100: ios (its schedule searched at batch 32)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("simulating squeezenet_ios batch 1 on v100: ios (its schedule searched on k80)"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("3    S1   squeezenet1_1, IOS (schedule optimized for TPU): a schedule optimized for tpu, which has no device model"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("'IOS (schedule optimized for batch two)': 'batch two' is not a batch size"), std::string::npos) << r.out;
+  // Searched for batch 1 on the simulator it runs on, the schedule is at least as fast at batch 1
+  // as the one searched for batch 32: 1 pair of the table scored.
+  EXPECT_LE(simulated_ms(r.out, 0), simulated_ms(r.out, 1) * (1 + 1e-9)) << r.out;
+  EXPECT_NE(r.out.find("1 pairs of latency records"), std::string::npos) << r.out;
+}
+
 }  // namespace

@@ -141,10 +141,16 @@ struct SimKey {
   std::int64_t batch = 0;  // 0: the record states none; the model's benchmark batch
   std::string config;  // sequential, greedy, ios, tensorrt, taso, metaflow
   std::int64_t resolution = 0;  // image side; 0: the model's published one
+  std::int64_t schedule_batch = 0;  // ios: searched at this batch and replayed at `batch`; 0: searched at `batch`
+  std::string schedule_device;      // ios: searched on this device and replayed on `device`; empty: searched on `device`
   auto operator<=>(SimKey const&) const = default;
   std::string text() const {
+    std::string for_ = schedule_batch || !schedule_device.empty()
+                           ? " (its schedule searched " + (schedule_batch ? "at batch " + std::to_string(schedule_batch) : "") +
+                                 (schedule_batch && !schedule_device.empty() ? " " : "") + (schedule_device.empty() ? "" : "on " + schedule_device) + ")"
+                           : "";
     return model + (resolution ? " at " + std::to_string(resolution) + " px" : "") + " batch " + (batch ? std::to_string(batch) : "default") + " on " +
-           device + ": " + config;
+           device + ": " + config + for_;
   }
 };
 
@@ -152,32 +158,63 @@ struct SimKey {
 struct Mapped {
   std::optional<std::string> config;
   std::string reason;
+  std::int64_t schedule_batch = 0;  // ios: the batch its schedule was optimized for; 0: the record's
+  std::string schedule_device;      // ios: the device its schedule was optimized for; empty: the record's
 };
 
-/// The library's configuration for a paper's system name (`gpu` and `batch` are the record's:
-/// a schedule optimized for another batch or device is a transfer the simulator does not do).
+Mapped ran(std::string config) {
+  Mapped m;
+  m.config = std::move(config);
+  return m;
+}
+Mapped not_run(std::string why) {
+  Mapped m;
+  m.reason = std::move(why);
+  return m;
+}
+
+/// The library's configuration for a paper's system name (`gpu_key` and `batch` are the
+/// record's: a schedule optimized for another batch or device is searched there and replayed
+/// here, schedule::Ios::replay).
 Mapped map_config(std::string const& paper, std::string const& gpu_key, std::int64_t batch) {
   std::string c = lower(trim(paper));
-  if (c == "sequential") return {"sequential", ""};
-  if (c == "greedy") return {"greedy", ""};
+  if (c == "sequential") return ran("sequential");
+  if (c == "greedy") return ran("greedy");
   // TensorRT runs one stream of its own and cuDNN's kernels, with its layer fusions.
-  if (c == "tensorrt") return {"tensorrt", ""};
-  if (c == "metaflow") return {"metaflow", ""};
-  if (c == "taso") return {"taso", ""};
-  if (c == "ios" || c == "ios-both" || c.starts_with("ios (r=")) return {"ios", ""};
+  if (c == "tensorrt") return ran("tensorrt");
+  if (c == "metaflow") return ran("metaflow");
+  if (c == "taso") return ran("taso");
+  if (c == "ios" || c == "ios-both" || c.starts_with("ios (r=")) return ran("ios");
   std::string const optimized = "ios (schedule optimized for ";
   if (c.starts_with(optimized) && c.ends_with(")")) {
     std::string target = c.substr(optimized.size(), c.size() - optimized.size() - 1);
     if (target.starts_with("batch ")) {
-      if (target == "batch " + std::to_string(batch)) return {"ios", ""};
-      return {std::nullopt, "a schedule optimized for " + target + " run at batch " + std::to_string(batch) +
-                                ": the simulator does not carry a schedule across batch sizes"};
+      std::int64_t for_batch = 0;
+      try {
+        std::size_t used = 0;
+        for_batch = std::stoll(target.substr(6), &used);
+        if (used != target.size() - 6) for_batch = 0;
+      } catch (std::exception const&) {
+      }
+      if (for_batch < 1) return not_run("'" + paper + "': '" + target + "' is not a batch size");
+      if (for_batch == batch) return ran("ios");
+      Mapped m = ran("ios");
+      m.schedule_batch = for_batch;
+      return m;
     }
-    if (target == gpu_key) return {"ios", ""};
-    return {std::nullopt, "a schedule optimized for " + target + " run on another GPU: the simulator does not carry a schedule across devices"};
+    std::string key;
+    try {
+      key = std::string(device_spec(target).key);
+    } catch (Error const&) {
+      return not_run("a schedule optimized for " + target + ", which has no device model");
+    }
+    if (key == gpu_key) return ran("ios");
+    Mapped m = ran("ios");
+    m.schedule_device = key;
+    return m;
   }
-  if (c.starts_with("tvm")) return {std::nullopt, "'" + paper + "': no model of TVM's kernels"};
-  return {std::nullopt, "'" + paper + "': no configuration of this library stands for it"};
+  if (c.starts_with("tvm")) return not_run("'" + paper + "': no model of TVM's kernels");
+  return not_run("'" + paper + "': no configuration of this library stands for it");
 }
 
 /// Whether `source` is the IOS work (Ding et al., MLSys 2021, and Ding's thesis), which measured
@@ -290,15 +327,22 @@ class Simulations {
       return ios_engine.measure_stages(g, std::span<std::vector<std::vector<NodeId>> const>(stages));
     }
     if (k.config == "ios") {
-      // IOS's DP prices each stage as its profiler times it, and its engine runs the stages it
-      // chose. The profiler times a stage over many runs and synchronizes between runs only when
-      // the stage has several groups (measure_stage_latency in src/ios/ios_runtime.cu): a
-      // one-group stage costs its repeated pace (measure_repeated), not one run that starts with
-      // an idle host.
-      auto r = schedule::Ios{}.run_with(g, schedule::IosPrepare<BuiltinOps>([&ios_engine](Graph<> const& graph) {
-        auto p = std::make_shared<decltype(ios_engine.prepare(graph))>(ios_engine.prepare(graph));
-        return std::function<double(Schedule const&)>([p](Schedule const& s) { return p->measure_repeated(s); });
-      }));
+      auto r = [&] {
+        if (!k.schedule_batch && k.schedule_device.empty()) return ios_search(device, g);
+        // A schedule IOS optimized for another batch size or GPU, run here as the thesis runs
+        // it (Table 4.2): searched on the model built at that batch and simulated on that
+        // device, then its stages (and merges) replayed on this graph, node for node.
+        models::ModelOptions at = mo;
+        if (k.schedule_batch) at.batch = k.schedule_batch;
+        Graph<> searched = engine_kernels(models::build(k.model, at));
+        auto planned = ios_search(k.schedule_device.empty() ? device : device_spec(k.schedule_device), searched);
+        for (auto const& st : planned.plan)
+          for (auto const& grp : st.groups)
+            for (NodeId id : grp)
+              if (g.label(id) != searched.label(id))
+                throw Error(k.text() + ": the schedule's " + searched.label(id) + " is " + g.label(id) + " here");
+        return schedule::Ios::replay(g, std::span<schedule::IosStage const>(planned.plan));
+      }();
       std::vector<std::vector<std::vector<NodeId>>> stages;
       for (auto const& st : r.stages) stages.push_back(st.groups);
       return ios_engine.measure_stages(r.graph, std::span<std::vector<std::vector<NodeId>> const>(stages));
@@ -315,6 +359,19 @@ class Simulations {
     SimulatedRuntime<devices::AtRunTime, schedule::Nimble, RooflineCost, launch::MetaFlowEngine> engine(device);
     auto sg = schedule::Sequential{}(found, engine);
     return engine.measure(sg.graph, sg.schedule);
+  }
+
+  /// IOS's search as the thesis ran it, on `device`. IOS's DP prices each stage as its profiler
+  /// times it, and its engine runs the stages it chose. The profiler times a stage over many
+  /// runs and synchronizes between runs only when the stage has several groups
+  /// (measure_stage_latency in src/ios/ios_runtime.cu): a one-group stage costs its repeated
+  /// pace (measure_repeated), not one run that starts with an idle host.
+  static schedule::IosResult<BuiltinOps> ios_search(DeviceSpec const& device, Graph<> const& g) {
+    SimulatedRuntime<devices::AtRunTime, schedule::Nimble, RooflineCost, launch::IosEngine> ios_engine(device);
+    return schedule::Ios{}.run_with(g, schedule::IosPrepare<BuiltinOps>([&ios_engine](Graph<> const& graph) {
+      auto p = std::make_shared<decltype(ios_engine.prepare(graph))>(ios_engine.prepare(graph));
+      return std::function<double(Schedule const&)>([p](Schedule const& s) { return p->measure_repeated(s); });
+    }));
   }
 
   /// The kernels every measured engine runs: batch norms folded into the convolutions before
@@ -407,7 +464,7 @@ int run(Options const& o) {
       why = c.reason;
       return std::nullopt;
     }
-    return SimKey{*dev, *m, batch, *c.config, side};
+    return SimKey{*dev, *m, batch, *c.config, side, c.schedule_batch, c.schedule_device};
   };
 
   std::vector<Row> rows;

@@ -114,6 +114,9 @@ struct IosResult {
   std::vector<IosStage> stages;
   IosStats stats;
   std::vector<std::size_t> block_kernels;  // kernels of each block the DP ran on, in order
+  // The stages in the input graph's nodes, before any merge: what Ios::replay() applies to
+  // another graph of the same nodes (the model at another batch or for another device).
+  std::vector<IosStage> plan;
 };
 
 /// The schedule of one stage: each group on its own stream, in the given order.
@@ -507,6 +510,15 @@ struct Ios {
   template <class Set>
   IosResult<Set> run_with(Graph<Set> const& g, IosPrepare<Set> const& prepare) const;
 
+  /// A plan made for one graph (IosResult::plan) run on `g`, a graph of the same nodes: the
+  /// same model built at another batch size or searched for another device, as the IOS work
+  /// runs a schedule optimized for one batch or GPU on another (its Table 4.2). Applies the
+  /// plan's merges to `g` and lowers its stages; the stages keep the plan's latencies (those
+  /// of the graph it was made for). @throws ScheduleError when the plan names a node that is
+  /// not a kernel of `g`, runs one twice, leaves one out, or merges convolutions `g` cannot.
+  template <class Set>
+  static IosResult<Set> replay(Graph<Set> const& g, std::span<IosStage const> plan);
+
  private:
   template <class Set>
   static constexpr bool can_merge = Set::template contains<Conv2D> && Set::template contains<Enlarge> &&
@@ -566,21 +578,48 @@ IosResult<Set> Ios::run_with(Graph<Set> const& g, IosPrepare<Set> const& prepare
   detail::IosPlanner planner(options, dag, [&](Schedule const& s) { return stage_latency(measure(s), base); }, std::move(merged));
   planner.run();
 
-  IosResult<Set> res{g, {}, {}, planner.stats(), planner.block_kernels()};
-  for (auto const& p : planner.planned()) {
-    IosStage st;
-    st.latency_ms = p.ms;
-    res.stats.estimated_ms += p.ms;
-    st.groups = p.groups;
-    if (p.merge) {
+  std::vector<IosStage> plan;
+  for (auto const& p : planner.planned())
+    plan.push_back({p.merge ? IosStage::Kind::merge : IosStage::Kind::concurrent, p.groups, p.ms});
+  IosResult<Set> res = replay(g, std::span<IosStage const>(plan));
+  IosStats applied = res.stats;
+  res.stats = planner.stats();
+  res.stats.merges += applied.merges;
+  res.stats.estimated_ms += applied.estimated_ms;
+  res.block_kernels = planner.block_kernels();
+  res.stats.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return res;
+}
+
+template <class Set>
+IosResult<Set> Ios::replay(Graph<Set> const& g, std::span<IosStage const> plan) {
+  KernelDag dag(g);
+  std::vector<char> runs(dag.size(), 0);
+  for (auto const& st : plan)
+    for (auto const& grp : st.groups)
+      for (NodeId id : grp) {
+        if (!g.contains(id) || !dag.is_kernel(id))
+          throw ScheduleError("IOS: the plan names node " + std::to_string(id) + ", which is not a kernel of this graph (a plan made for another graph?)");
+        if (runs[dag.index(id)]++) throw ScheduleError("IOS: the plan runs " + g.label(id) + " twice");
+      }
+  for (std::uint32_t k = 0; k < dag.size(); ++k)
+    if (!runs[k]) throw ScheduleError("IOS: the plan does not run " + g.label(dag.node(k)) + " (a plan made for another graph?)");
+
+  IosResult<Set> res{g, {}, {}, {}, {}, {plan.begin(), plan.end()}};
+  for (IosStage const& p : plan) {
+    IosStage st = p;
+    res.stats.estimated_ms += p.latency_ms;
+    if (p.kind == IosStage::Kind::merge) {
       if constexpr (can_merge<Set>) {
         std::vector<NodeId> convs;
         for (auto const& grp : p.groups) convs.insert(convs.end(), grp.begin(), grp.end());
-        auto plan = plan_conv_merge(res.graph, std::span<NodeId const>(convs), weight_only_nodes(res.graph));
-        auto [conv, split] = merge_convs(res.graph, std::span<NodeId const>(convs), *plan);
-        st.kind = IosStage::Kind::merge;
+        auto merge = plan_conv_merge(res.graph, std::span<NodeId const>(convs), weight_only_nodes(res.graph));
+        if (!merge) throw ScheduleError("IOS: the plan merges " + g.label(convs.front()) + " with its siblings, which cannot merge in this graph");
+        auto [conv, split] = merge_convs(res.graph, std::span<NodeId const>(convs), *merge);
         st.groups = {{conv, split}};
         ++res.stats.merges;
+      } else {
+        throw ScheduleError("IOS: the plan merges convolutions, which this graph's operator set cannot express");
       }
     }
     res.stages.push_back(std::move(st));
@@ -592,12 +631,12 @@ IosResult<Set> Ios::run_with(Graph<Set> const& g, IosPrepare<Set> const& prepare
   }
   std::erase_if(res.stages, [](IosStage const& st) { return st.groups.empty(); });
   res.schedule = lower_stages(lowered, res.stages);
-  res.stats.search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return res;
 }
 
 #if defined(AUTOGRAPH_PRECOMPILED)
 extern template IosResult<BuiltinOps> Ios::run_with<BuiltinOps>(Graph<BuiltinOps> const&, IosPrepare<BuiltinOps> const&) const;  // src/defaults/schedule.cpp
+extern template IosResult<BuiltinOps> Ios::replay<BuiltinOps>(Graph<BuiltinOps> const&, std::span<IosStage const>);  // src/defaults/schedule.cpp
 #endif
 
 }  // namespace autograph::schedule
