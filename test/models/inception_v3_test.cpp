@@ -70,5 +70,27 @@ TEST(InceptionV3, RunsOnTheReferenceExecutor) {
   expect_runs(g, Shape{1, 1000});
 }
 
+TEST(InceptionV3LastBlock, IsMixed7cAloneWithTheWholeNetworksWeightsAndShapes) {
+  Graph<> block = inception_v3_last_block();
+  EXPECT_NO_THROW(validate(block));
+  EXPECT_EQ(input_shape(block), (Shape{1, 2048, 8, 8}));
+  EXPECT_EQ(output_shape(block), (Shape{1, 2048, 8, 8}));
+  // Its nine BasicConv2d, by hand: 1x1 2048->320, 1x1 2048->384, 1x3 and 3x1 384->384, 1x1
+  // 2048->448, 3x3 448->384, 1x3 and 3x1 384->384, 1x1 2048->192 (no bias), and 2 per channel
+  // of their BatchNorms (2 x 3,264 channels).
+  constexpr std::int64_t convs = 2048 * 320 + 2048 * 384 + 4 * 384 * 384 * 3 + 2048 * 448 + 448 * 384 * 9 + 2048 * 192;
+  EXPECT_EQ(convs, 6'070'272);
+  EXPECT_EQ(trainable_parameters(block), convs + 2 * 3'264);
+  EXPECT_DOUBLE_EQ(graph_stats(block).macs, 64.0 * convs);  // every conv keeps the 8x8 map
+  // The same block as the whole network's last: as many kernels of each kind.
+  Graph<> whole = inception_v3();
+  auto in_mixed_7c = [](Graph<> const& g) {
+    return count_nodes(g, [](auto const& node) { return node.name.starts_with("Mixed_7c/"); });
+  };
+  EXPECT_EQ(in_mixed_7c(block), in_mixed_7c(whole));
+  EXPECT_EQ(count_ops<Conv2D>(block), 9u);
+  expect_runs(inception_v3_last_block({.batch = 2, .resolution = 3, .weight_seed = 4}), Shape{2, 2048, 3, 3});
+}
+
 }  // namespace
 }  // namespace autograph::models

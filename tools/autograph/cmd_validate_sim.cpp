@@ -173,6 +173,21 @@ Mapped not_run(std::string why) {
   return m;
 }
 
+/// IOS with its schedule searched at batch `n` (a number, as text) for a record at `batch`.
+Mapped ios_for_batch(std::string const& paper, std::string const& n, std::int64_t batch) {
+  std::int64_t for_batch = 0;
+  try {
+    std::size_t used = 0;
+    for_batch = std::stoll(n, &used);
+    if (used != n.size()) for_batch = 0;
+  } catch (std::exception const&) {
+  }
+  if (for_batch < 1) return not_run("'" + paper + "': '" + n + "' is not a batch size");
+  Mapped m = ran("ios");
+  if (for_batch != batch) m.schedule_batch = for_batch;
+  return m;
+}
+
 /// The library's configuration for a paper's system name (`gpu_key` and `batch` are the
 /// record's: a schedule optimized for another batch or device is searched there and replayed
 /// here, schedule::Ios::replay).
@@ -188,20 +203,7 @@ Mapped map_config(std::string const& paper, std::string const& gpu_key, std::int
   std::string const optimized = "ios (schedule optimized for ";
   if (c.starts_with(optimized) && c.ends_with(")")) {
     std::string target = c.substr(optimized.size(), c.size() - optimized.size() - 1);
-    if (target.starts_with("batch ")) {
-      std::int64_t for_batch = 0;
-      try {
-        std::size_t used = 0;
-        for_batch = std::stoll(target.substr(6), &used);
-        if (used != target.size() - 6) for_batch = 0;
-      } catch (std::exception const&) {
-      }
-      if (for_batch < 1) return not_run("'" + paper + "': '" + target + "' is not a batch size");
-      if (for_batch == batch) return ran("ios");
-      Mapped m = ran("ios");
-      m.schedule_batch = for_batch;
-      return m;
-    }
+    if (target.starts_with("batch ")) return ios_for_batch(paper, target.substr(6), batch);
     std::string key;
     try {
       key = std::string(device_spec(target).key);
@@ -212,6 +214,17 @@ Mapped map_config(std::string const& paper, std::string const& gpu_key, std::int
     Mapped m = ran("ios");
     m.schedule_device = key;
     return m;
+  }
+  // IOS's Figure 4.7 names them "schedule for bs32" and "schedule for bs1, run at bs1".
+  std::string const for_bs = "schedule for bs", run_at = ", run at bs";
+  if (c.starts_with(for_bs)) {
+    std::string n = c.substr(for_bs.size());
+    if (auto at = n.find(run_at); at != std::string::npos) {
+      if (n.substr(at + run_at.size()) != std::to_string(batch))
+        return not_run("'" + paper + "' runs at another batch than the record's " + std::to_string(batch));
+      n = n.substr(0, at);
+    }
+    return ios_for_batch(paper, n, batch);
   }
   if (c.starts_with("tvm")) return not_run("'" + paper + "': no model of TVM's kernels");
   return not_run("'" + paper + "': no configuration of this library stands for it");
@@ -243,7 +256,8 @@ std::optional<std::string> zoo_model(std::string const& name, std::string const&
   static std::map<std::string, std::string> const alias{{"inception v3", "inception_v3"},  {"inception-v3", "inception_v3"},
                                                         {"randwire", "randwire_ws"},       {"nasnet", "nasnet_a_large"},
                                                         {"squeezenet", "squeezenet1_1"},   {"resnet-50", "resnet50"},
-                                                        {"resnet34", "resnet34"},          {"resnet-34", "resnet34"}};
+                                                        {"resnet34", "resnet34"},          {"resnet-34", "resnet34"},
+                                                        {"inception_v3 (last block)", "inception_v3_last_block"}};
   auto it = alias.find(n);
   if (it == alias.end()) return std::nullopt;
   return it->second;

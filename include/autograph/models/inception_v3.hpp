@@ -126,4 +126,22 @@ inline Graph<> inception_v3(ModelOptions const& o = {}) {
   return detail::finish(std::move(b), {logits}, o);
 }
 
+/// Inception-v3's last block (Mixed_7c, an E block) alone, on the map the block before it
+/// gives it: input [batch, 2048, 8, 8] by default (`resolution` sets the map's side, 1 at
+/// least), output [batch, 2048, 8, 8]. The IOS thesis schedules this block by itself (its
+/// Figure 4.7: the schedules IOS finds for it at batch 1 and at batch 32), so validate-sim runs
+/// those records on it.
+inline Graph<> inception_v3_last_block(ModelOptions const& o = {}) {
+  std::int64_t n = detail::batch_of(o, "inception_v3_last_block");
+  std::int64_t side = detail::resolution_of(o, "inception_v3_last_block", 8, 1);
+  auto b = detail::builder_for(o);
+  detail::InceptionV3Builder m(b);
+  Value x = b.input("Mixed_7b", {n, 2048, side, side}, o.dtype);
+  {
+    auto s = b.scope("Mixed_7c");
+    x = m.block_e(x);
+  }
+  return detail::finish(std::move(b), {x}, o);
+}
+
 }  // namespace autograph::models
