@@ -32,7 +32,7 @@ void BM_Ios(benchmark::State& state, std::string_view model) {
   KernelDag dag(g);
   auto nimble = schedule::nimble(dag);
   auto greedy = schedule::Greedy{}(g, rt);
-  schedule::IosResult<BuiltinOps> r{g, {}, {}, {}, {}};
+  schedule::IosResult<BuiltinOps> r{g, {}, {}, {}, {}, {}};
   for (auto _ : state) {
     r = schedule::Ios{}.run(g, rt);
     benchmark::DoNotOptimize(r.schedule.streams.data());

@@ -3,6 +3,7 @@
 // runs what it can, scores it as documented, names what it cannot run, and refuses bad files.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -35,6 +36,23 @@ double simulated_ms(std::string const& out, int index) {
     }
   }
   ADD_FAILURE() << "no row for record " << index << " in\n" << out;
+  return 0;
+}
+
+/// The simulated speedup the table prints for record `index` (its second "N.NNx").
+double simulated_speedup(std::string const& out, int index) {
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string first, w;
+    words >> first;
+    if (first != std::to_string(index)) continue;
+    int seen = 0;
+    while (words >> w)
+      if (w.size() > 1 && w.back() == 'x' && (std::isdigit(static_cast<unsigned char>(w[0])) != 0) && ++seen == 2) return std::stod(w);
+  }
+  ADD_FAILURE() << "no speedup row for record " << index << " in\n" << out;
   return 0;
 }
 
@@ -178,6 +196,24 @@ TEST(CliValidateSim, RunsAScheduleOptimizedForAnotherBatchOrGpuAsTheIosThesisDoe
   // as the one searched for batch 32: 1 pair of the table scored.
   EXPECT_LE(simulated_ms(r.out, 0), simulated_ms(r.out, 1) * (1 + 1e-9)) << r.out;
   EXPECT_NE(r.out.find("1 pairs of latency records"), std::string::npos) << r.out;
+}
+
+TEST(CliValidateSim, ScoresAModelsBestBlockAsTheIosThesisDoes) {
+  // "M (per block)" with "A / B, best block": the largest A / B over M's blocks, each run alone.
+  ScratchDir dir;
+  std::ofstream(dir / "records.json") << R"json([
+    {"source": "IOS: Inter-Operator Scheduler for CNN Acceleration", "gpu": "Tesla V100", "batch": 1, "model": "squeezenet1_1 (per block)",
+     "config": "sequential / IOS, best block", "kind": "speedup", "value": 1.5},
+    {"source": "IOS: Inter-Operator Scheduler for CNN Acceleration", "gpu": "Tesla V100", "batch": 1, "model": "squeezenet1_1",
+     "config": "sequential / IOS", "kind": "speedup", "value": 1.2}])json";
+  auto r = run_tool({"validate-sim", dir / "records.json"}, dir, 300);
+  ASSERT_EQ(r.exit_code, 0) << r.command << "\n" << r.err;
+  // squeezenet_ios's blocks are its scopes: block1 (the stem) to block12 (the classifier).
+  EXPECT_NE(r.err.find("simulating squeezenet_ios block block1 batch 1 on v100: sequential"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("simulating squeezenet_ios block block11 batch 1 on v100: ios"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("(best block: block"), std::string::npos) << r.out;
+  // The best block gains at least what the whole network gains.
+  EXPECT_GE(simulated_speedup(r.out, 0), simulated_speedup(r.out, 1) * (1 - 1e-9)) << r.out;
 }
 
 }  // namespace
