@@ -365,7 +365,7 @@ class Simulations {
     if (k.config == "greedy") {
       // IOS's greedy: every ready operator in one stage, each its own group (on its own stream),
       // run by IOS's engine (a synchronization after every stage of several groups).
-      auto stages = ready_stages(dag);
+      auto stages = ready_stages(g, dag, k.model);
       return ios_engine.measure_stages(g, std::span<std::vector<std::vector<NodeId>> const>(stages));
     }
     if (k.config == "ios") {
@@ -426,13 +426,43 @@ class Simulations {
   }
 
   /// IOS's greedy stages: the kernels whose producers ran in earlier stages, each alone in a group.
-  static std::vector<std::vector<std::vector<NodeId>>> ready_stages(KernelDag const& dag) {
-    std::vector<std::size_t> level(dag.size(), 0);
+  static std::vector<std::vector<std::vector<NodeId>>> ready_stages(Graph<> const& g, KernelDag const& dag, std::string const& model) {
+    // One IOS operator per kernel, but for IOS's compound operators (ios.ir.Sequential): a
+    // RandWire node is one (rwconv2d: its input terms summed, a ReLU, the depthwise and the
+    // pointwise convolution run in sequence; python/ios/models/common.py, relu_sep_conv), the
+    // kernels of one `convN/nodeU` scope here.
+    auto op_of = [&](std::uint32_t k) -> std::string {
+      std::string const& name = g[dag.node(k)].name;
+      if (model != "randwire_ws") return std::to_string(k);
+      auto first = name.find('/');
+      auto second = first == std::string::npos ? first : name.find('/', first + 1);
+      if (second == std::string::npos || name.compare(first + 1, 4, "node") != 0) return std::to_string(k);
+      return name.substr(0, second);
+    };
+    // An operator's stage: one after the latest stage of the operators its kernels read. The
+    // operators form a DAG; relax until no stage moves (at most one pass per operator).
+    std::vector<std::string> op(dag.size());
+    for (std::uint32_t k = 0; k < dag.size(); ++k) op[k] = op_of(k);
+    std::map<std::string, std::size_t> level_of;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (std::uint32_t k = 0; k < dag.size(); ++k)  // indices are topological
+        for (std::uint32_t p : dag.preds(k))
+          if (op[p] != op[k] && level_of[op[k]] < level_of[op[p]] + 1) {
+            level_of[op[k]] = level_of[op[p]] + 1;
+            moved = true;
+          }
+    }
+    std::map<std::string, std::size_t> group_of;  // operator -> its group in its stage
     std::vector<std::vector<std::vector<NodeId>>> stages;
-    for (std::uint32_t k = 0; k < dag.size(); ++k) {  // indices are topological
-      for (std::uint32_t p : dag.preds(k)) level[k] = std::max(level[k], level[p] + 1);
-      if (stages.size() <= level[k]) stages.resize(level[k] + 1);
-      stages[level[k]].push_back({dag.node(k)});
+    for (std::uint32_t k = 0; k < dag.size(); ++k) {
+      std::size_t level = level_of[op[k]];
+      if (stages.size() <= level) stages.resize(level + 1);
+      if (!group_of.contains(op[k])) {
+        group_of[op[k]] = stages[level].size();
+        stages[level].emplace_back();
+      }
+      stages[level][group_of[op[k]]].push_back(dag.node(k));
     }
     return stages;
   }
