@@ -270,6 +270,7 @@ std::optional<std::string> zoo_model(std::string const& name, std::string const&
 /// zoo's 299.
 std::int64_t network_resolution(std::string const& model, std::string const& source) {
   if (is_metaflow_work(source) && (model == "resnet34" || model == "squeezenet_ios")) return 222;
+  if (is_ios_work(source) && model == "nasnet_a_large") return 331;
   return 0;
 }
 
@@ -388,6 +389,12 @@ class Simulations {
       std::vector<std::vector<std::vector<NodeId>>> stages;
       for (auto const& st : r.stages) stages.push_back(st.groups);
       return ios_engine.measure_stages(r.graph, std::span<std::vector<std::vector<NodeId>> const>(stages));
+    }
+    if (k.config == "taso_seq") {
+      // TASO's runtime on the graph as it is: MetaFlow's engine, one operator after another.
+      SimulatedRuntime<devices::AtRunTime, schedule::Nimble, RooflineCost, launch::MetaFlowEngine> engine(device);
+      auto sg = schedule::Sequential{}(g, engine);
+      return engine.measure(sg.graph, sg.schedule);
     }
     // The graph searches need weight data to fold constants.
     fill_random_weights(g, 1);
@@ -538,6 +545,11 @@ int run(Options const& o) {
       why = c.reason;
       return std::nullopt;
     }
+    // IOS's experiments run TASO's runtime without TASO's optimization on NASNet and SqueezeNet
+    // (experiments/latency/main.py: "there is error when optimize nasnet and squeezenet in TASO,
+    // hack it here", opt_type 'taso_seq', ios.taso_utils.graph_latency(optimize=False)): the
+    // thesis's "TASO" there is the unoptimized graph on TASO's engine.
+    if (*c.config == "taso" && is_ios_work(r.source) && (*m == "nasnet_a_large" || *m == "squeezenet_ios")) c.config = "taso_seq";
     return SimKey{*dev, *m, batch, *c.config, side, c.schedule_batch, c.schedule_device, ""};
   };
 
