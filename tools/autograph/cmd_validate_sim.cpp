@@ -9,7 +9,11 @@
 // printed beside its published value; every other record is listed with the reason, and every
 // record name read as a differently named zoo model or size is listed with it (the IOS and
 // MetaFlow works' SqueezeNet runs squeezenet_ios, MetaFlow's RNNTC rnntc_metaflow: the networks
-// their code builds, zoo_model() and network_resolution()). Then, per
+// their code builds, zoo_model() and network_resolution()). Each system runs as its paper's
+// experiments ran it: a schedule IOS optimized for another batch or GPU is searched there and
+// replayed (schedule::Ios::replay), "M (per block)" with "A / B, best block" takes the largest
+// A / B over M's blocks run alone, IOS's greedy stages a RandWire node as one operator, and
+// IOS's "TASO" on NASNet and SqueezeNet is TASO's runtime unoptimized (taso_seq). Then, per
 // source and overall, the three figures the simulator is judged by:
 // - absolute latency: the median |ln(simulated / published)| over latency records;
 // - within-paper speedups: the median |ln(simulated ratio / published ratio)| over speedup
