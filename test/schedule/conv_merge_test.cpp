@@ -122,6 +122,25 @@ TEST(ConvMerge, IosMergesWhenTheRuntimeSaysItIsFasterAndKeepsTheOutputs) {
   EXPECT_DOUBLE_EQ(off.stats.estimated_ms, 8);
 }
 
+TEST(ConvMerge, IosMergeOnlyRunsSeveralGroupsOnlyWhenMerged) {
+  // IOS-Merge (concurrent off): the four convolutions still merge, but the four sigmoids, which
+  // IOS-Both runs side by side in one stage, now take a stage each.
+  Branches br({1, 3, 3, 5}, true);
+  SerialRuntime rt;
+  auto r = schedule::Ios{{.concurrent = false}}.run(br.g, rt);
+  EXPECT_EQ(r.stats.merges, 1u);
+  for (auto const& st : r.stages) {
+    if (st.kind == schedule::IosStage::Kind::concurrent) {
+      EXPECT_EQ(st.groups.size(), 1u);
+    }
+  }
+  EXPECT_DOUBLE_EQ(r.stats.estimated_ms, 1 + 4);
+  EXPECT_EQ(r.stages.size(), 1u + 4);
+  KernelDag dag(r.graph);
+  EXPECT_NO_THROW(check_schedule(dag, r.schedule));
+  expect_same_outputs(br.g, r.graph, 9);
+}
+
 TEST(ConvMerge, AReplayedPlanMergesTheSameConvolutionsInAnotherGraphOfTheSameNodes) {
   // IOS's plan names the input graph's nodes; replayed on a second build of the same network it
   // merges there what the search merged here, and the outputs stay the network's.

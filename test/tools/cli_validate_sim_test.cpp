@@ -249,4 +249,29 @@ TEST(CliValidateSim, RunsTheIosWorksTasoAsItsExperimentsDid) {
   EXPECT_NE(r.out.find("ordering        A faster   A faster"), std::string::npos) << r.out;
 }
 
+TEST(CliValidateSim, RunsIosVariantsAndPruningAsNamed) {
+  // IOS-Parallel (no merges), IOS-Merge (no concurrent groups) and "IOS (r=1, s=8)" (pruned).
+  ScratchDir dir;
+  std::ofstream(dir / "records.json") << R"json([
+    {"source": "IOS: Inter-Operator Scheduler for CNN Acceleration", "gpu": "Tesla V100", "batch": 1, "model": "squeezenet1_1",
+     "config": "IOS-Both", "kind": "latency", "value": 1, "unit": "ms"},
+    {"source": "IOS: Inter-Operator Scheduler for CNN Acceleration", "gpu": "Tesla V100", "batch": 1, "model": "squeezenet1_1",
+     "config": "IOS-Parallel", "kind": "latency", "value": 1, "unit": "ms"},
+    {"source": "IOS: Inter-Operator Scheduler for CNN Acceleration", "gpu": "Tesla V100", "batch": 1, "model": "squeezenet1_1",
+     "config": "IOS-Merge", "kind": "latency", "value": 1, "unit": "ms"},
+    {"source": "IOS: Inter-Operator Scheduler for CNN Acceleration", "gpu": "Tesla V100", "batch": 1, "model": "squeezenet1_1",
+     "config": "sequential / IOS (r=1, s=8)", "kind": "speedup", "value": 1.2},
+    {"source": "IOS: Inter-Operator Scheduler for CNN Acceleration", "gpu": "Tesla V100", "batch": 1, "model": "squeezenet1_1",
+     "config": "IOS (r=0, s=8)", "kind": "latency", "value": 1, "unit": "ms"}])json";
+  auto r = run_tool({"validate-sim", dir / "records.json"}, dir, 300);
+  ASSERT_EQ(r.exit_code, 0) << r.command << "\n" << r.err;
+  EXPECT_NE(r.err.find("simulating squeezenet_ios batch 1 on v100: ios_parallel"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("simulating squeezenet_ios batch 1 on v100: ios_merge"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("simulating squeezenet_ios batch 1 on v100: ios (r=1, s=8)"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("'IOS (r=0, s=8)': r and s must be at least 1"), std::string::npos) << r.out;
+  // IOS-Both weighs every plan IOS-Parallel and IOS-Merge can make.
+  EXPECT_LE(simulated_ms(r.out, 0), simulated_ms(r.out, 1) * (1 + 1e-9)) << r.out;
+  EXPECT_LE(simulated_ms(r.out, 0), simulated_ms(r.out, 2) * (1 + 1e-9)) << r.out;
+}
+
 }  // namespace

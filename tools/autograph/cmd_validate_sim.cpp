@@ -13,7 +13,8 @@
 // experiments ran it: a schedule IOS optimized for another batch or GPU is searched there and
 // replayed (schedule::Ios::replay), "M (per block)" with "A / B, best block" takes the largest
 // A / B over M's blocks run alone, IOS's greedy stages a RandWire node as one operator, and
-// IOS's "TASO" on NASNet and SqueezeNet is TASO's runtime unoptimized (taso_seq). Then, per
+// IOS's "TASO" on NASNet and SqueezeNet is TASO's runtime unoptimized (taso_seq), and IOS's
+// variants (IOS-Parallel, IOS-Merge) and pruning ("IOS (r=1, s=8)") run as named. Then, per
 // source and overall, the three figures the simulator is judged by:
 // - absolute latency: the median |ln(simulated / published)| over latency records;
 // - within-paper speedups: the median |ln(simulated ratio / published ratio)| over speedup
@@ -149,14 +150,16 @@ struct SimKey {
   std::int64_t schedule_batch = 0;  // ios: searched at this batch and replayed at `batch`; 0: searched at `batch`
   std::string schedule_device;      // ios: searched on this device and replayed on `device`; empty: searched on `device`
   std::string block;                // a block of the model (a top-level scope) run alone; empty: the whole model
+  std::int64_t ios_r = 0, ios_s = 0;  // ios: IOS's pruning r and s; 0: IOS's defaults (3, 8)
   auto operator<=>(SimKey const&) const = default;
   std::string text() const {
     std::string for_ = schedule_batch || !schedule_device.empty()
                            ? " (its schedule searched " + (schedule_batch ? "at batch " + std::to_string(schedule_batch) : "") +
                                  (schedule_batch && !schedule_device.empty() ? " " : "") + (schedule_device.empty() ? "" : "on " + schedule_device) + ")"
                            : "";
+    std::string pruned = ios_r ? " (r=" + std::to_string(ios_r) + ", s=" + std::to_string(ios_s) + ")" : "";
     return model + (block.empty() ? "" : " block " + block) + (resolution ? " at " + std::to_string(resolution) + " px" : "") + " batch " +
-           (batch ? std::to_string(batch) : "default") + " on " + device + ": " + config + for_;
+           (batch ? std::to_string(batch) : "default") + " on " + device + ": " + config + pruned + for_;
   }
 };
 
@@ -166,6 +169,7 @@ struct Mapped {
   std::string reason;
   std::int64_t schedule_batch = 0;  // ios: the batch its schedule was optimized for; 0: the record's
   std::string schedule_device;      // ios: the device its schedule was optimized for; empty: the record's
+  std::int64_t ios_r = 0, ios_s = 0;  // ios: IOS's pruning (kernels per group, groups per stage); 0: its defaults
 };
 
 Mapped ran(std::string config) {
@@ -205,7 +209,19 @@ Mapped map_config(std::string const& paper, std::string const& gpu_key, std::int
   if (c == "tensorrt") return ran("tensorrt");
   if (c == "metaflow") return ran("metaflow");
   if (c == "taso") return ran("taso");
-  if (c == "ios" || c == "ios-both" || c.starts_with("ios (r=")) return ran("ios");
+  if (c == "ios" || c == "ios-both") return ran("ios");
+  // IOS's other variants (its experiments' dp_parallel and dp_merge): stages of concurrent groups
+  // only, or of single operators and merged convolutions only.
+  if (c == "ios-parallel") return ran("ios_parallel");
+  if (c == "ios-merge") return ran("ios_merge");
+  // "IOS (r=1, s=8)": IOS-Both pruned to r operators per group and s groups per stage.
+  if (long long r = 0, sg = 0; std::sscanf(c.c_str(), "ios (r=%lld, s=%lld)", &r, &sg) == 2) {
+    if (r < 1 || sg < 1) return not_run("'" + paper + "': r and s must be at least 1");
+    Mapped m = ran("ios");
+    m.ios_r = r;
+    m.ios_s = sg;
+    return m;
+  }
   std::string const optimized = "ios (schedule optimized for ";
   if (c.starts_with(optimized) && c.ends_with(")")) {
     std::string target = c.substr(optimized.size(), c.size() - optimized.size() - 1);
@@ -373,16 +389,21 @@ class Simulations {
       auto stages = ready_stages(g, dag, k.model);
       return ios_engine.measure_stages(g, std::span<std::vector<std::vector<NodeId>> const>(stages));
     }
-    if (k.config == "ios") {
+    if (k.config == "ios" || k.config == "ios_parallel" || k.config == "ios_merge") {
+      schedule::IosOptions io;
+      if (k.ios_r) io.max_group_kernels = static_cast<std::size_t>(k.ios_r);
+      if (k.ios_s) io.max_groups = static_cast<std::size_t>(k.ios_s);
+      io.operator_merge = k.config != "ios_parallel";
+      io.concurrent = k.config != "ios_merge";
       auto r = [&] {
-        if (!k.schedule_batch && k.schedule_device.empty()) return ios_search(device, g);
+        if (!k.schedule_batch && k.schedule_device.empty()) return ios_search(device, g, io);
         // A schedule IOS optimized for another batch size or GPU, run here as the thesis runs
         // it (Table 4.2): searched on the model built at that batch and simulated on that
         // device, then its stages (and merges) replayed on this graph, node for node.
         models::ModelOptions at = mo;
         if (k.schedule_batch) at.batch = k.schedule_batch;
         Graph<> searched = engine_kernels(models::build(k.model, at));
-        auto planned = ios_search(k.schedule_device.empty() ? device : device_spec(k.schedule_device), searched);
+        auto planned = ios_search(k.schedule_device.empty() ? device : device_spec(k.schedule_device), searched, io);
         for (auto const& st : planned.plan)
           for (auto const& grp : st.groups)
             for (NodeId id : grp)
@@ -419,9 +440,9 @@ class Simulations {
   /// runs and synchronizes between runs only when the stage has several groups
   /// (measure_stage_latency in src/ios/ios_runtime.cu): a one-group stage costs its repeated
   /// pace (measure_repeated), not one run that starts with an idle host.
-  static schedule::IosResult<BuiltinOps> ios_search(DeviceSpec const& device, Graph<> const& g) {
+  static schedule::IosResult<BuiltinOps> ios_search(DeviceSpec const& device, Graph<> const& g, schedule::IosOptions const& options) {
     SimulatedRuntime<devices::AtRunTime, schedule::Nimble, RooflineCost, launch::IosEngine> ios_engine(device);
-    return schedule::Ios{}.run_with(g, schedule::IosPrepare<BuiltinOps>([&ios_engine](Graph<> const& graph) {
+    return schedule::Ios{options}.run_with(g, schedule::IosPrepare<BuiltinOps>([&ios_engine](Graph<> const& graph) {
       auto p = std::make_shared<decltype(ios_engine.prepare(graph))>(ios_engine.prepare(graph));
       return std::function<double(Schedule const&)>([p](Schedule const& s) { return p->measure_repeated(s); });
     }));
@@ -554,7 +575,7 @@ int run(Options const& o) {
     // hack it here", opt_type 'taso_seq', ios.taso_utils.graph_latency(optimize=False)): the
     // thesis's "TASO" there is the unoptimized graph on TASO's engine.
     if (*c.config == "taso" && is_ios_work(r.source) && (*m == "nasnet_a_large" || *m == "squeezenet_ios")) c.config = "taso_seq";
-    return SimKey{*dev, *m, batch, *c.config, side, c.schedule_batch, c.schedule_device, ""};
+    return SimKey{*dev, *m, batch, *c.config, side, c.schedule_batch, c.schedule_device, "", c.ios_r, c.ios_s};
   };
 
   std::vector<Row> rows;

@@ -71,6 +71,7 @@ struct IosOptions {
   std::size_t max_groups = 8;         // s: groups per stage
   bool prune = true;                  // false: r and s unbounded (exhaustive within a block)
   bool operator_merge = true;         // consider merging convolutions that read one input
+  bool concurrent = true;             // false: a stage of several groups runs only as one merged convolution (IOS-Merge)
   bool split_at_cuts = true;          // schedule block by block
   // A block's DP visits (states) x (endings per state) pairs; wide blocks have tens of
   // thousands of states and hundreds of endings each. These bounds keep a NASNet search in
@@ -442,7 +443,8 @@ class IosPlanner {
       stream.clear();
       for (Mask b = comps_[i]; b; b &= b - 1) stream.push_back(Launch{dag_.node(ks[static_cast<std::size_t>(std::countr_zero(b))]), {}});
     }
-    StageChoice best{measure_(stage_), false};
+    // IOS-Merge (concurrent off) runs a stage of several groups only merged.
+    StageChoice best{!opt_.concurrent && comps_.size() > 1 ? std::numeric_limits<double>::infinity() : measure_(stage_), false};
     if (opt_.operator_merge && merged_ && std::popcount(e) >= 2 && comps_.size() == static_cast<std::size_t>(std::popcount(e))) {
       convs_.clear();
       for (auto const& stream : stage_.streams) convs_.push_back(stream.front().node);
