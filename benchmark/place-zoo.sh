@@ -43,6 +43,7 @@ declare -A skipped=(
   [squeezenet_ios]="squeezenet1_1's operators with a bypass Add, no operator the run models lack"
   [rnntc_metaflow]="rnntc_sru's operators over 20 steps, no operator the run models lack"
   [inception_v3_last_block]="a part of inception_v3"
+  [inception_v3_ios]="inception_v3 as IOS builds it, no operator the run models lack"
 )
 order=(squeezenet1_1 resnet34 resnet50 resnext50_32x4d inception_v3 nasnet_a_mobile nasnet_a_large randwire_ws
        rnntc_sru bert bert_encoder_8x1024 vit_b_16 detr_r50_e3 setr_naive_base)

@@ -82,14 +82,29 @@ TEST(InceptionV3LastBlock, IsMixed7cAloneWithTheWholeNetworksWeightsAndShapes) {
   EXPECT_EQ(convs, 6'070'272);
   EXPECT_EQ(trainable_parameters(block), convs + 2 * 3'264);
   EXPECT_DOUBLE_EQ(graph_stats(block).macs, 64.0 * convs);  // every conv keeps the 8x8 map
-  // The same block as the whole network's last: as many kernels of each kind.
-  Graph<> whole = inception_v3();
+  // The same block as IOS's whole network's last: as many nodes.
+  Graph<> whole = inception_v3_ios();
   auto in_mixed_7c = [](Graph<> const& g) {
     return count_nodes(g, [](auto const& node) { return node.name.starts_with("Mixed_7c/"); });
   };
   EXPECT_EQ(in_mixed_7c(block), in_mixed_7c(whole));
   EXPECT_EQ(count_ops<Conv2D>(block), 9u);
   expect_runs(inception_v3_last_block({.batch = 2, .resolution = 3, .weight_seed = 4}), Shape{2, 2048, 3, 3});
+}
+
+TEST(InceptionV3Ios, IsTorchvisionsNetworkWithFlatEBlocksAndNoClassifier) {
+  Graph<> ios = inception_v3_ios(), tv = inception_v3();
+  EXPECT_NO_THROW(validate(ios));
+  EXPECT_EQ(output_shape(ios), (Shape{1, 2048, 1, 1}));  // inception_logits: the global average pool
+  EXPECT_EQ(count_ops<Conv2D>(ios), count_ops<Conv2D>(tv));
+  // Each E block concatenates its six outputs at once: two concatenations fewer per block.
+  EXPECT_EQ(count_ops<Concat>(ios) + 4, count_ops<Concat>(tv));
+  EXPECT_EQ(count_ops<MatMul>(ios), 0u);
+  EXPECT_EQ(node_named(ios, "Mixed_7c/concat").inputs.size(), 6u);
+  EXPECT_EQ(shape_named(ios, "Mixed_7c/concat"), shape_named(tv, "Mixed_7c/concat"));
+  // The same weights but the classifier's 2048 x 1000 + 1000.
+  EXPECT_EQ(trainable_parameters(ios) + 2048 * 1000 + 1000, trainable_parameters(tv));
+  expect_runs(inception_v3_ios({.resolution = 75, .weight_seed = 3}), Shape{1, 2048, 1, 1});
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ TEST(Zoo, ListsTheBenchmarkModelsOnceEach) {
     EXPECT_FALSE(m.description.empty());
     EXPECT_EQ(find_model(m.name), &m);
   }
-  EXPECT_EQ(names, (std::set<std::string_view>{"inception_v3", "inception_v3_last_block", "resnet34", "resnet50", "resnext50_32x4d", "nasnet_a_large", "nasnet_a_mobile",
+  EXPECT_EQ(names, (std::set<std::string_view>{"inception_v3", "inception_v3_ios", "inception_v3_last_block", "resnet34", "resnet50", "resnext50_32x4d", "nasnet_a_large", "nasnet_a_mobile",
                                                 "rnntc_sru", "rnntc_metaflow", "bert", "bert_encoder_8x1024", "squeezenet1_1", "squeezenet_ios", "randwire_ws",
                                                 "vit_b_16", "vit_l_16", "vit_h_14", "detr_r50_e3", "detr_r50_e6", "detr_r50_e12",
                                                 "setr_naive_base", "setr_naive", "setr_pup"}));
@@ -76,7 +76,7 @@ TEST(Zoo, BatchDtypeAndWeightsAreOptions) {
 
 TEST(Zoo, ImageModelsBuildAtTheirSmallestResolution) {
   // The smallest side each builder accepts: every layer still has a non-empty output there.
-  std::pair<char const*, std::int64_t> const smallest[] = {{"inception_v3", 75},   {"inception_v3_last_block", 1}, {"resnet50", 1},        {"resnext50_32x4d", 1},
+  std::pair<char const*, std::int64_t> const smallest[] = {{"inception_v3", 75},   {"inception_v3_ios", 75},  {"inception_v3_last_block", 1}, {"resnet50", 1},        {"resnext50_32x4d", 1},
                                                             {"nasnet_a_large", 3},   {"nasnet_a_mobile", 3}, {"squeezenet1_1", 25},
                                                             {"squeezenet_ios", 29},  {"randwire_ws", 1},     {"vit_b_16", 16},
                                                             {"vit_l_16", 16},        {"vit_h_14", 14},       {"detr_r50_e3", 1},

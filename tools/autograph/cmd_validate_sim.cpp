@@ -272,6 +272,8 @@ std::optional<std::string> zoo_model(std::string const& name, std::string const&
   std::string n = lower(trim(name));
   if ((is_ios_work(source) || is_metaflow_work(source)) && (n == "squeezenet" || n == "squeezenet1_1")) return "squeezenet_ios";
   if (is_metaflow_work(source) && (n == "rnntc" || n == "rnntc_sru")) return "rnntc_metaflow";
+  // IOS's Inception-v3 is its inception_v3.py's: E blocks concatenated flat, no classifier.
+  if (is_ios_work(source) && (n == "inception_v3" || n == "inception v3" || n == "inception-v3")) return "inception_v3_ios";
   if (models::find_model(name)) return name;
   // The papers' names for zoo models: IOS names its RandWire, NasNet and SqueezeNet without
   // their variants (records that say which carry the zoo's name already).

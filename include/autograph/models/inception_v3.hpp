@@ -72,17 +72,18 @@ class InceptionV3Builder {
     Value bp = max_pool_3x3_s2(x, "branch_pool");
     return b_.concat({b3, b7, bp}, 1, "concat");
   }
-  Value block_e(Value x) {
+  /// `flat`: the six outputs concatenated at once, as IOS's inception_e() does (one identity of
+  /// six terms), where torchvision concatenates each 1x3/3x1 pair first.
+  Value block_e(Value x, bool flat = false) {
     Value b1 = conv(x, 320, {1, 1}, "branch1x1");
     Value b3 = conv(x, 384, {1, 1}, "branch3x3_1");
-    b3 = b_.concat({conv(b3, 384, {1, 3}, "branch3x3_2a", 1, {0, 1}), conv(b3, 384, {3, 1}, "branch3x3_2b", 1, {1, 0})}, 1,
-                   "branch3x3_concat");
+    Value b3a = conv(b3, 384, {1, 3}, "branch3x3_2a", 1, {0, 1}), b3b = conv(b3, 384, {3, 1}, "branch3x3_2b", 1, {1, 0});
     Value bd = conv(x, 448, {1, 1}, "branch3x3dbl_1");
     bd = conv(bd, 384, {3, 3}, "branch3x3dbl_2", 1, {1, 1});
-    bd = b_.concat({conv(bd, 384, {1, 3}, "branch3x3dbl_3a", 1, {0, 1}), conv(bd, 384, {3, 1}, "branch3x3dbl_3b", 1, {1, 0})}, 1,
-                   "branch3x3dbl_concat");
+    Value bda = conv(bd, 384, {1, 3}, "branch3x3dbl_3a", 1, {0, 1}), bdb = conv(bd, 384, {3, 1}, "branch3x3dbl_3b", 1, {1, 0});
     Value bp = conv(avg_pool_3x3(x), 192, {1, 1}, "branch_pool");
-    return b_.concat({b1, b3, bd, bp}, 1, "concat");
+    if (flat) return b_.concat({b1, b3a, b3b, bda, bdb, bp}, 1, "concat");
+    return b_.concat({b1, b_.concat({b3a, b3b}, 1, "branch3x3_concat"), b_.concat({bda, bdb}, 1, "branch3x3dbl_concat"), bp}, 1, "concat");
   }
 
  private:
@@ -91,11 +92,12 @@ class InceptionV3Builder {
 
 }  // namespace detail
 
-/// Inception-v3, input [batch, 3, 299, 299] by default (75 is the smallest side it accepts);
-/// output [batch, 1000] logits.
-inline Graph<> inception_v3(ModelOptions const& o = {}) {
-  std::int64_t n = detail::batch_of(o, "inception_v3");
-  std::int64_t side = detail::resolution_of(o, "inception_v3", 299, 75);
+namespace detail {
+/// Inception-v3's layers; `ios`: as IOS's inception_v3.py builds them (E blocks concatenated flat,
+/// the network ending at the global average pool, no classifier).
+inline Graph<> inception_v3_network(ModelOptions const& o, std::string const& model, bool ios) {
+  std::int64_t n = detail::batch_of(o, model);
+  std::int64_t side = detail::resolution_of(o, model, 299, 75);
   auto b = detail::builder_for(o);
   detail::InceptionV3Builder m(b);
   Value x = b.input("image", {n, 3, side, side}, o.dtype);
@@ -119,18 +121,33 @@ inline Graph<> inception_v3(ModelOptions const& o = {}) {
   block("Mixed_6d", [&](Value v) { return m.block_c(v, 160); });
   block("Mixed_6e", [&](Value v) { return m.block_c(v, 192); });
   block("Mixed_7a", [&](Value v) { return m.block_d(v); });
-  block("Mixed_7b", [&](Value v) { return m.block_e(v); });
-  block("Mixed_7c", [&](Value v) { return m.block_e(v); });
-  x = detail::flatten(b, b.global_avg_pool(x, "avgpool"));
-  Value logits = b.linear(x, 1000, true, Activation::none, "fc");
+  block("Mixed_7b", [&](Value v) { return m.block_e(v, ios); });
+  block("Mixed_7c", [&](Value v) { return m.block_e(v, ios); });
+  x = b.global_avg_pool(x, "avgpool");
+  if (ios) return detail::finish(std::move(b), {x}, o);
+  Value logits = b.linear(detail::flatten(b, x), 1000, true, Activation::none, "fc");
   return detail::finish(std::move(b), {logits}, o);
 }
+}  // namespace detail
 
-/// Inception-v3's last block (Mixed_7c, an E block) alone, on the map the block before it
-/// gives it: input [batch, 2048, 8, 8] by default (`resolution` sets the map's side, 1 at
-/// least), output [batch, 2048, 8, 8]. The IOS thesis schedules this block by itself (its
-/// Figure 4.7: the schedules IOS finds for it at batch 1 and at batch 32), so validate-sim runs
-/// those records on it.
+/// Inception-v3, input [batch, 3, 299, 299] by default (75 is the smallest side it accepts);
+/// output [batch, 1000] logits.
+inline Graph<> inception_v3(ModelOptions const& o = {}) { return detail::inception_v3_network(o, "inception_v3", false); }
+
+/// Inception-v3 as the IOS work builds and times it (mit-han-lab/inter-operator-scheduler,
+/// python/ios/models/inception_v3.py): the same layers, but each E block concatenates its six
+/// outputs at once (inception_e's identity of six terms) and the network ends at the global
+/// average pool (inception_logits), with no classifier. Output [batch, 2048, 1, 1]. IOS's convs
+/// have a bias and a ReLU where these have a BatchNorm and a ReLU: the same kernels once the
+/// norms are folded, as every simulated engine does.
+inline Graph<> inception_v3_ios(ModelOptions const& o = {}) { return detail::inception_v3_network(o, "inception_v3_ios", true); }
+
+/// Inception-v3's last block (Mixed_7c, an E block) alone, as IOS builds it (its six outputs
+/// concatenated at once: inception_v3_ios), on the map the block before it gives it: input
+/// [batch, 2048, 8, 8] by default (`resolution` sets the map's side, 1 at least), output
+/// [batch, 2048, 8, 8]. The IOS thesis schedules this block by itself (its Figure 4.7: the
+/// schedules IOS finds for it at batch 1 and at batch 32), so validate-sim runs those records
+/// on it.
 inline Graph<> inception_v3_last_block(ModelOptions const& o = {}) {
   std::int64_t n = detail::batch_of(o, "inception_v3_last_block");
   std::int64_t side = detail::resolution_of(o, "inception_v3_last_block", 8, 1);
@@ -139,7 +156,7 @@ inline Graph<> inception_v3_last_block(ModelOptions const& o = {}) {
   Value x = b.input("Mixed_7b", {n, 2048, side, side}, o.dtype);
   {
     auto s = b.scope("Mixed_7c");
-    x = m.block_e(x);
+    x = m.block_e(x, true);
   }
   return detail::finish(std::move(b), {x}, o);
 }

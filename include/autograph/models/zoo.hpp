@@ -43,7 +43,7 @@ struct ModelInfo {
   // operator the sweeps miss (detr_r50_e6 and _e12 are detr_r50_e3 with more encoder layers;
   // squeezenet_ios is squeezenet1_1's convs, pools and concats plus ResNets' Adds; rnntc_metaflow
   // is rnntc_sru's products, sigmoids, products and sums, with 63 M parameters;
-  // inception_v3_last_block is a part of inception_v3). Each has tests
+  // inception_v3_ios and inception_v3_last_block are inception_v3 as IOS builds it, and a part of it). Each has tests
   // of its own in test/models/; building and counting (zoo_test, `autograph models`) still covers
   // every entry.
   bool skip_in_sweeps = false;
@@ -56,6 +56,8 @@ inline std::span<ModelInfo const> zoo_table() {
       {"inception_v3", "Inception-v3: 11 Inception blocks with 1x7/7x1 and 1x3/3x1 factorized branches (torchvision layout)",
        "[1,3,299,299]", &inception_v3, 27161264 - 3326696, 5.71e9,
        "torchvision: 27,161,264 parameters with the training-only aux classifier (3,326,696), 5.71 GMACs"},
+      {"inception_v3_ios", "Inception-v3 as IOS builds it (mit-han-lab/inter-operator-scheduler, inception_v3.py): E blocks concatenated flat, no classifier",
+       "[1,3,299,299]", &inception_v3_ios, 0, 0, "derived (see test/models/inception_v3_test.cpp)", true},
       {"inception_v3_last_block", "Inception-v3's last block (Mixed_7c) alone on its 2048x8x8 input, as the IOS thesis schedules it (its Figure 4.7)",
        "[1,2048,8,8]", &inception_v3_last_block, 0, 0, "derived (see test/models/inception_v3_test.cpp)", true},
       {"resnet34", "ResNet-34: 16 basic blocks with downsample convs (torchvision)", "[1,3,224,224]", &resnet34, 21797672, 3.67e9,
