@@ -78,7 +78,8 @@ TEST(TunedMatmulEpilogue, GeluIsTheExactErfFormOnEveryEngine) {
 
 TEST(TunedMatmulEpilogue, VitMlpShapeWithSigmoidMatchesReferenceOnASample) {
   // ViT's first MLP layer at batch 1 (197 tokens, 768 -> 3072) split four ways along n to stay quick.
-  EXPECT_GE(expect_space_matches({.m = 197, .n = 768, .k = 768, .has_bias = true, .act = Activation::sigmoid}, 97), 10u);
+  // Every 97th point: 8 valid on an AVX2 CPU, more where AVX-512 adds 16-lane vectors to the space.
+  EXPECT_GE(expect_space_matches({.m = 197, .n = 768, .k = 768, .has_bias = true, .act = Activation::sigmoid}, 97), 8u);
 }
 
 TEST(TunedMatmulEpilogue, InvalidConfigsAndBadProblemsAreRejected) {

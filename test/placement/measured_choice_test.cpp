@@ -80,6 +80,32 @@ TEST(MeasuredChoice, ThePlacementOfTheHolderIsNotMeasuredAgain) {
   EXPECT_NE(choice.decisions[0].describe().find("the same placement as own + onednn"), std::string::npos);
 }
 
+TEST(MeasuredChoice, AChallengerWithThePlacementOfAContenderThatLostIsNotMeasured) {
+  // oneDNN alone held its place against the DP's cover (noise could have said otherwise), and
+  // the graph-level search ended at oneDNN alone's placement: it is not measured against the
+  // DP's cover (it once "beat" it, x1.109, as itself) and the holder stays.
+  FakeRuntime rt{{{"onednn alone", 10.0}, {"op-level placement", 10.1}, {"graph-level search", 7.0}}};
+  auto same = [](std::string const& a, std::string const& b) {
+    auto placement_of = [](std::string const& l) { return l == "graph-level search" ? std::string("onednn alone") : l; };
+    return placement_of(a) == placement_of(b);
+  };
+  auto [kept, choice] = choose(rt, {"onednn alone", "op-level placement", "graph-level search"}, same);
+  EXPECT_EQ(kept, "onednn alone");
+  EXPECT_EQ(rt.comparisons, 1);
+  ASSERT_EQ(choice.decisions.size(), 2u);
+  EXPECT_TRUE(choice.decisions[1].same);
+  EXPECT_EQ(choice.decisions[1].same_as, "onednn alone");
+  // After a holder change, the placement of the contender it displaced does not take the place back.
+  FakeRuntime rt2{{{"onednn alone", 10.0}, {"op-level placement", 8.0}, {"graph-level search", 1.0}}};
+  auto [kept2, choice2] = choose(rt2, {"onednn alone", "op-level placement", "graph-level search"}, same);
+  EXPECT_EQ(kept2, "op-level placement");
+  EXPECT_EQ(rt2.comparisons, 1);
+  EXPECT_NE(choice2.decisions[1].describe().find(
+                "op-level placement kept: graph-level search is the same placement as onednn alone, which op-level placement holds against"),
+            std::string::npos)
+      << choice2.decisions[1].describe();
+}
+
 TEST(MeasuredChoice, OneContenderIsKeptAndNoneIsAnError) {
   FakeRuntime rt{{{"only", 1.0}}};
   auto [kept, choice] = choose(rt, {"only"});

@@ -82,8 +82,8 @@ TEST(InterleavedCompare, StopsOnceTheVerdictIsSettled) {
   Source a{10, 0.1, std::mt19937_64(21)}, b{8, 0.1, std::mt19937_64(22)};
   auto c = interleaved_compare(std::ref(a), std::ref(b), 50, never);
   EXPECT_TRUE(c.faster);
-  EXPECT_EQ(c.runs, 5u);  // one block each settles a 20% gain with 1% noise
-  EXPECT_EQ(a.runs, 5u);
+  EXPECT_EQ(c.runs, 15u);  // a 20% gain with 1% noise: three pairs of blocks (two show no spread between blocks to trust)
+  EXPECT_EQ(a.runs, 15u);
   Source same_a{10, 0.01, std::mt19937_64(23)}, same_b{10, 0.01, std::mt19937_64(24)};
   auto n = interleaved_compare(std::ref(same_a), std::ref(same_b), 50, never);
   EXPECT_FALSE(n.faster);
@@ -107,6 +107,64 @@ TEST(InterleavedCompare, EarlyLooksDoNotMakeEqualGraphsFaster) {
     faster += interleaved_compare(std::ref(a), std::ref(b), 50, never).faster;
   }
   EXPECT_LE(faster, 2);  // as the full test alone: about 1 in 700
+}
+
+/// A machine whose speed moves between blocks: each call (one block of runs) draws the level
+/// it runs at, and the runs inside the block scatter little around it. Both sources share it.
+struct DriftingMachine {
+  std::mt19937_64 rng;
+  double level_spread, run_spread;
+  std::vector<double> block(double center, std::size_t n) {
+    double level = std::normal_distribution<double>(1.0, level_spread)(rng);
+    std::normal_distribution<double> run(center * level, center * run_spread);
+    std::vector<double> v;
+    for (std::size_t i = 0; i < n; ++i) v.push_back(run(rng));
+    return v;
+  }
+};
+
+TEST(InterleavedCompare, DriftBetweenBlocksIsNotAGain) {
+  // Equal graphs on a machine whose speed moves 3% between blocks while runs inside a block
+  // agree to 0.3%: the samples pooled look certain, and one pair of blocks that straddles a
+  // change read as "faster beyond noise". The spread between pairs of blocks must decide.
+  int faster = 0;
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    DriftingMachine m{std::mt19937_64(seed), 0.03, 0.003};
+    auto a = [&](std::size_t n) { return m.block(10, n); };
+    auto b = [&](std::size_t n) { return m.block(10, n); };
+    faster += interleaved_compare(a, b, 50, never).faster;
+  }
+  EXPECT_LE(faster, 2);
+  // The same machine still shows a real 10% gain.
+  int found = 0;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    DriftingMachine m{std::mt19937_64(seed), 0.03, 0.003};
+    auto a = [&](std::size_t n) { return m.block(10, n); };
+    auto b = [&](std::size_t n) { return m.block(9, n); };
+    found += interleaved_compare(a, b, 50, never).faster;
+  }
+  EXPECT_GE(found, 18);
+}
+
+TEST(InterleavedCompare, ABudgetOfOneBlockStillComparesSeveralPairs) {
+  // Five runs a side: blocks of one run, five pairs, so a clear gain can still be shown.
+  Source a{10, 0.1, std::mt19937_64(31)}, b{8, 0.1, std::mt19937_64(32)};
+  auto c = interleaved_compare(std::ref(a), std::ref(b), 5, never);
+  EXPECT_TRUE(c.faster);
+  EXPECT_GE(c.runs, 3u);  // three pairs of one run each at the least
+  EXPECT_LE(c.runs, 5u);
+  // A comparison stopped after one pair (a deadline) cannot call anything faster.
+  Source x{10, 0.1, std::mt19937_64(33)}, y{5, 0.1, std::mt19937_64(34)};
+  auto stopped = interleaved_compare(std::ref(x), std::ref(y), 50, [](auto const&, auto const&) { return true; });
+  EXPECT_FALSE(stopped.faster);
+  EXPECT_EQ(stopped.runs, 5u);
+}
+
+TEST(StudentT, QuantilesWithTheTailOfThreeStandardErrors) {
+  EXPECT_NEAR(detail::student_t_like_z(3, 2), 19.207, 0.01);
+  EXPECT_NEAR(detail::student_t_like_z(3, 9), 4.094, 0.01);
+  EXPECT_NEAR(detail::student_t_like_z(3, 1000), 3.008, 0.01);
+  EXPECT_NEAR(detail::student_t_central(1.0, 1), 0.5, 1e-9);  // Cauchy: P(|T| < 1) = 1/2
 }
 
 }  // namespace

@@ -196,7 +196,7 @@ int run_place(PlaceCmdOptions const& o) {
         if (d.challenger != challenger) continue;
         std::string who = challengers.size() > 1 ? challenger + " " : std::string();
         std::string against = d.incumbent == best_label ? std::string() : " vs " + d.incumbent;
-        if (d.same) return r + " (" + who + "same placement" + against + ")";
+        if (d.same) return r + " (" + who + "same placement" + (d.same_as == best_label ? std::string() : " as " + d.same_as) + ")";
         auto const& c = d.comparison;
         return r + " (" + who + "x" + cli::fixed(c.incumbent_ms / c.challenger_ms, 3) + (c.faster ? "*" : "") + against + ")";
       }

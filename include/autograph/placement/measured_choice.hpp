@@ -28,10 +28,12 @@ namespace autograph::placement {
 struct Decision {
   std::string incumbent, challenger;
   Comparison comparison;  // runs == 0 and not faster: not measured (the same placement as the incumbent)
-  bool same = false;      // the challenger places every group as the incumbent does
+  bool same = false;      // the challenger places every group as an earlier contender does
+  std::string same_as;    // that contender: the incumbent, or one the incumbent held its place against
   /// "own (+ onednn for the rest) kept: op-level placement 7.25 ms against 7.19 ms, not faster beyond noise (50 runs each)"
   std::string describe() const {
-    if (same) return challenger + ": the same placement as " + incumbent + ", not measured again";
+    if (same && same_as == incumbent) return challenger + ": the same placement as " + incumbent + ", not measured again";
+    if (same) return incumbent + " kept: " + challenger + " is the same placement as " + same_as + ", which " + incumbent + " holds against, not measured again";
     auto ms = [](double x) {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%.3f", x);
@@ -50,7 +52,8 @@ struct MeasuredChoice {
 
 /// The contender kept (see the file comment): `compare(incumbent, challenger)` measures the two
 /// (a runtime's compare(): interleaved runs, noise margin); `same(a, b)`, when given, says that
-/// two contenders are one placement, which is then not measured (its verdict could only be noise).
+/// two contenders are one placement: a challenger that is an earlier contender's placement is
+/// not measured and does not take the place (its verdict could only be noise).
 /// @pre contenders are not null. @throws Error when there are none.
 template <class T>
 MeasuredChoice choose_measured(std::vector<std::pair<std::string, T const*>> const& contenders,
@@ -61,7 +64,15 @@ MeasuredChoice choose_measured(std::vector<std::pair<std::string, T const*>> con
   for (std::size_t i = 1; i < contenders.size(); ++i) {
     auto const& [holder, a] = contenders[r.kept];
     auto const& [label, b] = contenders[i];
-    Decision d{holder, label, {}, same && same(*a, *b)};
+    Decision d{holder, label, {}, false, {}};
+    // The same placement as an earlier contender: the holder itself, or one that already lost
+    // to a holder (a search ending at a single backend's placement): measuring it again could
+    // only turn noise into a verdict.
+    for (std::size_t j = 0; same && j < i && !d.same; ++j)
+      if (same(*contenders[j].second, *b)) {
+        d.same = true;
+        d.same_as = contenders[j].first;
+      }
     if (!d.same) d.comparison = compare(*a, *b);
     if (d.comparison.faster) r.kept = i;
     r.decisions.push_back(std::move(d));

@@ -7,13 +7,15 @@
 //
 // which re-measures both, interleaved (so that drift in clock speed or load hits both
 // alike), and calls the challenger faster only when its median is lower by more than a noise
-// margin derived from the samples themselves (compare_samples below). The optimizer uses it,
+// margin derived from the samples themselves (compare_samples below) and from the spread
+// between the interleaved blocks (BlockLeads: the machine's speed drifts between blocks). The optimizer uses it,
 // where the runtime has it, for every decision a measurement makes: a candidate improving on
 // the best graph, a rule left out for slowing the graph down.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <concepts>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -56,7 +58,49 @@ inline double median_standard_error(std::vector<double> const& v) {
 /// 50,000 per look), so the up to ten looks of 50 runs in blocks of 5 do not add up to more
 /// wrong verdicts than the one full test makes.
 inline double early_look_factor(std::size_t n) { return 1 + 1.16 / std::sqrt(static_cast<double>(n)); }
+
+/// P(|T| < t) for Student's t with `df` degrees of freedom, by the closed forms for whole df
+/// (with θ = atan(t/√df): odd df (2/π)(θ + sinθ cosθ Σ), even df sinθ Σ, each Σ a finite
+/// series in cos²θ).
+inline double student_t_central(double t, int df) {
+  double const theta = std::atan(t / std::sqrt(static_cast<double>(df))), c2 = std::cos(theta) * std::cos(theta);
+  double term = 1, sum = 1;
+  if (df % 2 == 1) {
+    for (int k = 1; k < (df - 1) / 2; ++k) sum += term *= 2.0 * k / (2.0 * k + 1) * c2;
+    return df == 1 ? 2 / std::numbers::pi * theta : 2 / std::numbers::pi * (theta + std::sin(theta) * std::cos(theta) * sum);
+  }
+  for (int k = 1; k < df / 2; ++k) sum += term *= (2.0 * k - 1) / (2.0 * k) * c2;
+  return std::sin(theta) * sum;
+}
+/// The t quantile with the one-sided tail of the normal's z (z = 3: 0.135%), for `df` >= 1:
+/// 19.2 at df 2, 4.09 at df 9, z itself as df grows. By bisection on student_t_central.
+inline double student_t_like_z(double z, int df) {
+  double const central = std::erf(z / std::sqrt(2.0));  // P(|Z| < z)
+  double lo = 0, hi = 1e4;
+  for (int i = 0; i < 100; ++i) (student_t_central((lo + hi) / 2, df) < central ? lo : hi) = (lo + hi) / 2;
+  return (lo + hi) / 2;
+}
 }  // namespace detail
+
+/// The challenger's lead over the incumbent in each pair of interleaved blocks (median of the
+/// incumbent's block − median of the challenger's), and from their spread the half width of
+/// an interval of the lead: what the samples pooled cannot show. On a shared machine the
+/// speed moves for seconds at a time, so two blocks timed a second apart can differ by more
+/// than all the runs inside either block: one pair of blocks that straddles such a change
+/// looked "faster beyond noise" to the pooled test (one placement of SETR was judged 5.5%
+/// faster than itself, 5 runs each). The pairs are independent where the runs of a block are
+/// not, so a t interval over them (df = pairs − 1) holds; with one pair it is infinite.
+struct BlockLeads {
+  std::vector<double> leads;
+  double half_ms(double z = 3) const {
+    std::size_t const k = leads.size();
+    if (k < 2) return INFINITY;
+    double mean = 0, ss = 0;
+    for (double d : leads) mean += d / static_cast<double>(k);
+    for (double d : leads) ss += (d - mean) * (d - mean);
+    return detail::student_t_like_z(z, static_cast<int>(k - 1)) * std::sqrt(ss / static_cast<double>(k - 1) / static_cast<double>(k));
+  }
+};
 
 /// Faster when the challenger's median is below the incumbent's by more than `z` standard
 /// errors of the difference of the two medians (z = 3: about one false "faster" in 700 when
@@ -113,21 +157,48 @@ inline bool clearly_above(std::vector<double> const& samples, double bound_ms, d
 }
 
 /// Times the incumbent and the challenger alternately, `block` runs each (`time_a(n)`,
-/// `time_b(n)`: n runs' milliseconds), so that drift hits both alike, until settled_verdict
-/// decides, each side has `max_runs`, or `stop(samples_a, samples_b)` (a deadline, a budget)
-/// says so after at least one block each; then compare_samples on every sample.
+/// `time_b(n)`: n runs' milliseconds), the order turned every pair (A B, B A, ...) so that a
+/// steady drift cancels, until the verdict is settled, each side has `max_runs`, or
+/// `stop(samples_a, samples_b)` (a deadline, a budget) says so after at least one block each.
+/// The verdict is compare_samples' on every sample with its margin widened to the blocks'
+/// (BlockLeads): "faster" needs the lead to stand above the spread between block pairs too,
+/// so it takes at least two pairs (in practice three or more); "not faster" may settle after
+/// one, as before (the incumbent stays: the error that costs a missed gain, not a false one).
+/// The block shrinks so that `max_runs` holds at least three pairs.
 template <class TimeA, class TimeB, class Stop>
 Comparison interleaved_compare(TimeA&& time_a, TimeB&& time_b, std::size_t max_runs, Stop&& stop, std::size_t block = 5) {
+  block = std::max<std::size_t>(1, std::min(block, max_runs / 3));
   std::vector<double> a, b;
+  BlockLeads pairs;
+  auto verdict = [&] {
+    Comparison c = compare_samples(a, b);
+    c.margin_ms = std::max(c.margin_ms, pairs.half_ms());
+    c.faster = c.challenger_ms < c.incumbent_ms - c.margin_ms;
+    c.runs = std::min(a.size(), b.size());
+    return c;
+  };
   while (a.size() < max_runs) {
     std::size_t n = std::min(block, max_runs - a.size());
-    for (double x : time_a(n)) a.push_back(x);
-    for (double x : time_b(n)) b.push_back(x);
-    if (a.size() < max_runs && (settled_verdict(a, b) != Verdict::undecided || stop(a, b))) break;
+    std::vector<double> ta, tb;
+    if (pairs.leads.size() % 2 == 0) {
+      ta = time_a(n);
+      tb = time_b(n);
+    } else {
+      tb = time_b(n);
+      ta = time_a(n);
+    }
+    pairs.leads.push_back(detail::median_of(ta) - detail::median_of(tb));
+    a.insert(a.end(), ta.begin(), ta.end());
+    b.insert(b.end(), tb.begin(), tb.end());
+    if (a.size() >= max_runs) break;
+    Verdict v = settled_verdict(a, b);
+    if (v == Verdict::not_faster || stop(a, b)) break;
+    if (v == Verdict::faster) {
+      auto [lead, half] = lead_interval(a, b);
+      if (lead - std::max(half, pairs.half_ms()) > 0.005 * detail::median_of(a)) break;
+    }
   }
-  Comparison c = compare_samples(a, b);
-  c.runs = std::min(a.size(), b.size());
-  return c;
+  return verdict();
 }
 
 /// A runtime whose latencies are measurements: it decides "faster" by compare().
