@@ -106,6 +106,26 @@ TEST(MeasuredChoice, AChallengerWithThePlacementOfAContenderThatLostIsNotMeasure
       << choice2.decisions[1].describe();
 }
 
+TEST(MeasuredChoice, DecidedContendersChallengeNothingButNamePlacements) {
+  // oneDNN alone holds; own + oneDNN lost to it elsewhere (decided); the DP's cover is own +
+  // oneDNN's placement: not measured (it once measured 1.2x faster than oneDNN alone, as own +
+  // oneDNN had measured not faster), and own + oneDNN is not measured again either.
+  FakeRuntime rt{{{"onednn alone", 10.0}, {"own + onednn", 8.0}, {"op-level placement", 8.0}}};
+  auto same = [](std::string const& a, std::string const& b) {
+    auto placement_of = [](std::string const& l) { return l == "op-level placement" ? std::string("own + onednn") : l; };
+    return placement_of(a) == placement_of(b);
+  };
+  std::vector<std::string> labels{"onednn alone", "own + onednn", "op-level placement"};
+  std::vector<std::pair<std::string, std::string const*>> contenders;
+  for (auto const& l : labels) contenders.emplace_back(l, &l);
+  auto choice = choose_measured<std::string>(contenders, [&](std::string const& a, std::string const& b) { return rt.compare(a, b); }, same, 2);
+  EXPECT_EQ(choice.kept, 0u);
+  EXPECT_EQ(rt.comparisons, 0);
+  ASSERT_EQ(choice.decisions.size(), 1u);
+  EXPECT_EQ(choice.decisions[0].challenger, "op-level placement");
+  EXPECT_EQ(choice.decisions[0].same_as, "own + onednn");
+}
+
 TEST(MeasuredChoice, OneContenderIsKeptAndNoneIsAnError) {
   FakeRuntime rt{{{"only", 1.0}}};
   auto [kept, choice] = choose(rt, {"only"});

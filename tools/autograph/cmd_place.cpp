@@ -119,8 +119,13 @@ int run_place(PlaceCmdOptions const& o) {
   std::size_t const best = best_choice.kept;
   std::string const& best_label = variants[best].label;
   // The op-level result: the DP's cover only when it measures faster than the best single backend.
-  Contenders op_rows{{best_label, &placed[best]}, {"op-level placement", &placed[singles]}};
-  auto op_choice = cpu::choose_placement(rt, op_rows);
+  // The other single backends lost to it already: listed only so that a DP cover that is one
+  // of their placements is not measured again (its gain would be that backend's, not placement's).
+  Contenders op_rows{{best_label, &placed[best]}};
+  for (std::size_t i = 0; i < singles; ++i)
+    if (i != best) op_rows.emplace_back(variants[i].label, &placed[i]);
+  op_rows.emplace_back("op-level placement", &placed[singles]);
+  auto op_choice = cpu::choose_placement(rt, op_rows, singles);
   print_choice("op-level result", op_rows, op_choice);
 
   // Collage §4.3: whole placements measured, from the DP's, seeded with the single backends,
@@ -189,8 +194,16 @@ int run_place(PlaceCmdOptions const& o) {
   // single backend, and the challenger's measured ratio (* = faster beyond noise).
   // (The graph-level search's own winner is the op-level placement when no genome beat it: then
   // the op-level placement's comparison is shown.)
-  auto cell = [&](std::vector<placement::Decision> const& decisions, std::vector<std::string> const& challengers, std::string const& kept) {
-    std::string r = kept == best_label ? "best single" : kept;
+  // A search result that is another single backend's placement is named so: its gain over the
+  // best single backend is that backend's, which lost the choice of the best single on noise.
+  auto single_named = [&](placement::Placement const& p) -> std::string {
+    for (std::size_t i = 0; i < singles; ++i)
+      if (i != best && placement::same_placement(placed[i].placement, p)) return " = " + variants[i].label + "'s placement";
+    return {};
+  };
+  auto cell = [&](std::vector<placement::Decision> const& decisions, std::vector<std::string> const& challengers, std::string const& kept,
+                  std::string const& named = {}) {
+    std::string r = kept == best_label ? "best single" : kept + named;
     for (auto const& challenger : challengers)
       for (auto const& d : decisions) {
         if (d.challenger != challenger) continue;
@@ -206,7 +219,7 @@ int run_place(PlaceCmdOptions const& o) {
                      (o.batch > 0 ? (o.resolution > 0 ? ", batch " : "batch ") + std::to_string(o.batch) : std::string());
   std::cout << "  zoo row: | " << o.model << " | " << (size.empty() ? std::string("published") : size) << " | "
             << best_label << " | " << cell(op_choice.decisions, {"op-level placement"}, op_rows[op_choice.kept].first) << " | "
-            << cell(gs.decisions, {"graph-level search", "op-level placement"}, gs.kept) << " | "
+            << cell(gs.decisions, {"graph-level search", "op-level placement"}, gs.kept, single_named(gs.placement)) << " | "
             << cell(autograph_choice.decisions, {"autograph + placement"}, autograph_rows[autograph_choice.kept].first) << " | "
             << cli::fixed(placed[singles].generate_seconds + placed[singles].dp_seconds, 2) << " / " << cli::fixed(gs.seconds, 1) << " / "
             << cli::fixed(best_graph.search_seconds, 1) << " |\n";

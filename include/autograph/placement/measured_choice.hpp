@@ -12,6 +12,7 @@
 //
 //   auto choice = placement::choose_measured<PlacedGraph>(contenders, compare, same);
 //   contenders[choice.kept].first;   // the label kept; choice.decisions: every comparison made
+#include <algorithm>
 #include <cstddef>
 #include <cstdio>
 #include <functional>
@@ -53,15 +54,18 @@ struct MeasuredChoice {
 /// The contender kept (see the file comment): `compare(incumbent, challenger)` measures the two
 /// (a runtime's compare(): interleaved runs, noise margin); `same(a, b)`, when given, says that
 /// two contenders are one placement: a challenger that is an earlier contender's placement is
-/// not measured and does not take the place (its verdict could only be noise).
+/// not measured and does not take the place (its verdict could only be noise). `decided`: the
+/// first contender holds the place and the next `decided - 1` already lost to it elsewhere
+/// (the other single backends): they challenge nothing, they only name placements a later
+/// challenger may turn out to be.
 /// @pre contenders are not null. @throws Error when there are none.
 template <class T>
 MeasuredChoice choose_measured(std::vector<std::pair<std::string, T const*>> const& contenders,
                                std::function<Comparison(T const&, T const&)> const& compare,
-                               std::function<bool(T const&, T const&)> const& same = {}) {
+                               std::function<bool(T const&, T const&)> const& same = {}, std::size_t decided = 1) {
   if (contenders.empty()) throw Error("choose_measured(): no placements to choose from");
   MeasuredChoice r;
-  for (std::size_t i = 1; i < contenders.size(); ++i) {
+  for (std::size_t i = std::max<std::size_t>(decided, 1); i < contenders.size(); ++i) {
     auto const& [holder, a] = contenders[r.kept];
     auto const& [label, b] = contenders[i];
     Decision d{holder, label, {}, false, {}};

@@ -397,10 +397,11 @@ std::vector<SingleBackend> single_backends(Backends<B...>, std::string const& fa
 /// when CpuRuntime::compare calls it faster beyond noise; one that places every group as the
 /// holder does is not measured.
 template <class JudgePolicy>
-placement::MeasuredChoice choose_placement(BasicCpuRuntime<JudgePolicy>& judge, std::vector<std::pair<std::string, PlacedGraph const*>> const& contenders) {
+placement::MeasuredChoice choose_placement(BasicCpuRuntime<JudgePolicy>& judge, std::vector<std::pair<std::string, PlacedGraph const*>> const& contenders,
+                                           std::size_t decided = 1) {
   return placement::choose_measured<PlacedGraph>(
       contenders, [&](PlacedGraph const& a, PlacedGraph const& b) { return judge.compare(a.graph, b.graph); },
-      [](PlacedGraph const& a, PlacedGraph const& b) { return placement::same_placement(a.placement, b.placement); });
+      [](PlacedGraph const& a, PlacedGraph const& b) { return placement::same_placement(a.placement, b.placement); }, decided);
 }
 
 /// place(), guarded by measurement (issue 17: never slower than the best single backend): `g`
