@@ -101,8 +101,9 @@ done
   echo "when faster beyond noise (interleaved runs, runtime/noise.hpp; placement/measured_choice.hpp). A cell"
   echo "says what was kept (\"best single\" or the search's result) and, in parentheses, the challenger's measured"
   echo "ratio against the best single backend, or against the holder named (* = faster beyond noise); \"same"
-  echo "placement\": the search arrived at the holder's placement, which is not measured again. A row that"
-  echo "stopped at LIMIT_S has no verdict."
+  echo "placement\": the search arrived at the holder's placement, which is not measured again; \"same placement"
+  echo "as X\" or \"= X's placement\": at single backend X's, which lost the choice of the best single backend"
+  echo "(its gain is X's, not placement's). A row that stopped at LIMIT_S has no verdict."
   echo
   echo "| model | size | best single backend | op-level | graph-level | AutoGraph + placement | search s: op-level / graph-level / AutoGraph | run s |"
   echo "|---|---|---|---|---|---|---|---|"
