@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 namespace autograph {
-namespace {
+namespace launch_test {
 
 /// Fixed costs by op type: relu 10 us, sigmoid 6 us, anything else 1 us (1 us of it latency
 /// for every kernel but the short ones, whose 0.5 us is).
@@ -144,5 +144,5 @@ TEST(LaunchModel, StagesRunAsIossEngineRunsThemSynchronizedAroundEveryStageOfSev
   EXPECT_NEAR(measure({{{r.node}}, {{t.node}, {e.node}}, {{add}}, {{s.node}}}), before + stage + 2 * issue + 6, 1e-9);
 }
 
-}  // namespace
+}  // namespace launch_test
 }  // namespace autograph

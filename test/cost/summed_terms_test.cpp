@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 namespace autograph {
-namespace {
+namespace summed_terms_test {
 
 /// Fixed costs: an Add 1 us plus 1 us per tensor it reads (a binary add 3 us, a sum of four
 /// values 5 us), a copy (Identity) 1 us, anything else 1 us; 0.5 us of each is latency.
@@ -166,5 +166,5 @@ TEST(IosEngine, ATermIsOnePassOverItsValuesAndItsOutput) {
   EXPECT_LT(sum.us, 3 * add.us);
 }
 
-}  // namespace
+}  // namespace summed_terms_test
 }  // namespace autograph

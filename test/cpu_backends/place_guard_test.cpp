@@ -10,18 +10,13 @@
 #include <autograph/models/zoo.hpp>
 
 #include "placement/test_backends.hpp"
+#include "scratch.hpp"
 
 namespace autograph::cpu {
 namespace {
+using testing::fresh_db;
+using testing::quick;
 
-std::filesystem::path fresh_db(std::string const& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("autograph_place_guard_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::filesystem::remove(dir / name);
-  return dir / name;
-}
-
-CpuRuntimeOptions quick() { return {.warmup = 1, .budget_ms = 2}; }
 
 /// Claims every Relu, then cannot build one.
 struct Broken {

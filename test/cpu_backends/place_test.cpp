@@ -14,20 +14,15 @@
 #include <autograph/runtime/reference_executor.hpp>
 
 #include "../cpu/matches_reference.hpp"
+#include "scratch.hpp"
 
 namespace autograph::cpu {
 namespace {
+using testing::fresh_db;
+using testing::quick;
 
 using All = Backends<backends::OneDnn, backends::Blas, backends::OwnKernels>;
 
-std::filesystem::path fresh_db(std::string const& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("autograph_place_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::filesystem::remove(dir / name);
-  return dir / name;
-}
-
-CpuRuntimeOptions quick() { return {.warmup = 1, .budget_ms = 2}; }
 
 TEST(Place, SqueezeNetPlacedRunsLikeTheReferenceAndIsMeasuredOnce) {
   auto g = models::build("squeezenet1_1", {.resolution = 64, .weight_seed = 5});

@@ -14,16 +14,11 @@
 #include <autograph/runtime/reference_executor.hpp>
 
 #include "../cpu/matches_reference.hpp"
+#include "scratch.hpp"
 
 namespace autograph::cpu {
 namespace {
-
-std::filesystem::path fresh_db(std::string const& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("autograph_placed_optimizer_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::filesystem::remove(dir / name);
-  return dir / name;
-}
+using testing::fresh_db;
 
 /// Two convolutions of one input, each with its Relu, concatenated: AutoGraph's rules merge
 /// the convolutions (one wider conv, then a split), and oneDNN, BLAS and our kernels all run

@@ -12,18 +12,13 @@
 #include <autograph/runtime/reference_executor.hpp>
 
 #include "../cpu/matches_reference.hpp"
+#include "scratch.hpp"
 
 namespace autograph::cpu {
 namespace {
+using testing::fresh_db;
+using testing::quick;
 
-std::filesystem::path fresh_db(std::string const& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("autograph_placing_runtime_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::filesystem::remove(dir / name);
-  return dir / name;
-}
-
-CpuRuntimeOptions quick() { return {.warmup = 1, .budget_ms = 2}; }
 PlacingOptions quick_groups(std::filesystem::path db) { return {.database = std::move(db), .group_budget_ms = 2}; }
 
 TEST(PlacingCpuRuntime, MeasuresThePlacedGraphWhichRunsLikeTheReference) {

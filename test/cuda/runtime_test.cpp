@@ -15,7 +15,7 @@
 #include "cuda_testing.hpp"
 
 namespace autograph::cuda {
-namespace {
+namespace runtime_test {
 
 using testing::expect_matches_reference;
 using testing::gpu;
@@ -249,5 +249,5 @@ TEST(CudaRuntime, RunsWithInputsByName) {
   EXPECT_THROW(exe.run(std::vector<Tensor>{Tensor(Shape{3, 2}), Tensor(Shape{3})}), ExecutionError);
 }
 
-}  // namespace
+}  // namespace runtime_test
 }  // namespace autograph::cuda

@@ -11,15 +11,11 @@
 #include <autograph/models/resnet.hpp>
 #include <autograph/rules/transformer_fusion_engine.hpp>
 #include <autograph/runtime/equivalence.hpp>
+#include "testing/graph_queries.hpp"
 
 namespace autograph::fusion {
 namespace {
-
-std::size_t count_ops(Graph<> const& g, std::string_view name) {
-  std::size_t n = 0;
-  for (NodeId id : g.node_ids()) n += g[id].op.name() == name;
-  return n;
-}
+using autograph::testing::count_ops;
 
 /// Two bottlenecks of DETR's backbone (the first with a downsample shortcut), 16 x 16.
 Graph<> backbone_blocks() {

@@ -14,17 +14,13 @@
 #include <autograph/runtime/equivalence.hpp>
 
 #include <random>
+#include "testing/graph_queries.hpp"
 
 namespace autograph::fusion {
-namespace {
+namespace fuse_test {
+using autograph::testing::count_ops;
 
 using Engine = rules::TransformerFusionEngine;
-
-std::size_t count_ops(Graph<> const& g, std::string_view name) {
-  std::size_t n = 0;
-  for (NodeId id : g.node_ids()) n += g[id].op.name() == name;
-  return n;
-}
 
 /// Every rule's fusion saves `saving`, except `slower`'s, which costs `penalty` more fused.
 auto synthetic(std::string slower, double saving = 1, double penalty = 1) {
@@ -138,5 +134,5 @@ TEST(FuseByDp, NeverWorseThanGreedysPassUnderItsCost) {
   }
 }
 
-}  // namespace
+}  // namespace fuse_test
 }  // namespace autograph::fusion

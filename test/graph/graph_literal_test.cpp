@@ -6,12 +6,14 @@
 #include <autograph/graph/structural_hash.hpp>
 
 #include "testing/graph_literal.hpp"
+#include "testing/graph_queries.hpp"
 
 using namespace autograph;
 using autograph::testing::graph_literal;
 using autograph::testing::to_literal;
 
 namespace {
+using autograph::testing::count_ops;
 /// Parsing `text` throws an Error whose message contains every needle.
 void expect_refused(std::string_view text, std::vector<std::string> const& needles) {
   try {
@@ -20,11 +22,6 @@ void expect_refused(std::string_view text, std::vector<std::string> const& needl
   } catch (Error const& e) {
     for (auto const& n : needles) EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
   }
-}
-std::size_t count_ops(Graph<> const& g, std::string_view op) {
-  std::size_t n = 0;
-  for (NodeId id : g.node_ids()) n += g[id].op_name() == op;
-  return n;
 }
 }  // namespace
 

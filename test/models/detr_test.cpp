@@ -4,19 +4,13 @@
 #include <numbers>
 
 #include "model_testing.hpp"
+#include "testing/graph_queries.hpp"
 
 namespace autograph::models {
 namespace {
+using autograph::testing::trainable_under;
 
 using namespace testing;
-
-/// Elements of the trainable weights whose node name starts with `prefix`.
-std::int64_t trainable_under(Graph<> const& g, std::string const& prefix) {
-  std::int64_t n = 0;
-  for (NodeId id : g.node_ids())
-    if (is_trainable_weight(g, id) && g[id].name.starts_with(prefix)) n += g[id].get_if<Weight>()->desc.numel();
-  return n;
-}
 
 /// What DETR's main.py prints: parameters with requires_grad. backbone.py freezes every backbone
 /// parameter outside layer2..layer4, i.e. the stem conv and layer1.

@@ -1,18 +1,13 @@
 #include <autograph/models/setr.hpp>
 
 #include "model_testing.hpp"
+#include "testing/graph_queries.hpp"
 
 namespace autograph::models {
 namespace {
+using autograph::testing::trainable_under;
 
 using namespace testing;
-
-std::int64_t trainable_under(Graph<> const& g, std::string const& prefix) {
-  std::int64_t n = 0;
-  for (NodeId id : g.node_ids())
-    if (is_trainable_weight(g, id) && g[id].name.starts_with(prefix)) n += g[id].get_if<Weight>()->desc.numel();
-  return n;
-}
 
 // ViT encoder parts by hand: patch conv 3*16*16*E + E, class token E, position table T*E, and
 // per block 2 LayerNorms (4E), qkv E*3E + 3E, out E*E + E, MLP E*4E + 4E + 4E*E + E.

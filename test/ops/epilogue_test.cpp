@@ -3,20 +3,13 @@
 #include <autograph/ops/builtin.hpp>
 #include <gtest/gtest.h>
 
+#include "shape_checks.hpp"
+
 using namespace autograph;
 
 namespace {
-TensorDesc d(Shape s, DType t = DType::float32) { return {s, t}; }
-
-template <class Op>
-void expect_error(Op const& op, std::vector<TensorDesc> in, std::string const& needle) {
-  try {
-    AnyOp{op}.infer(in);
-    ADD_FAILURE() << Op::name << ": expected a ShapeError containing '" << needle << "'";
-  } catch (ShapeError const& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
-  }
-}
+using autograph::testing::d;
+using autograph::testing::expect_error;
 
 Conv2DEpilogue residual_relu(bool bias) {
   return Conv2DEpilogue::of(Conv2D{}, bias, {EpilogueStep::add(), EpilogueStep::activation(Activation::relu)});

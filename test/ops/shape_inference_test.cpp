@@ -2,29 +2,17 @@
 #include <autograph/ops/builtin.hpp>
 #include <gtest/gtest.h>
 
+#include "shape_checks.hpp"
+
 using namespace autograph;
 
 namespace {
-TensorDesc d(Shape s, DType t = DType::float32) { return {s, t}; }
-
-template <class Op>
-std::vector<TensorDesc> infer(Op const& op, std::vector<TensorDesc> in) {
-  return op.infer(in);
-}
+using autograph::testing::d;
+using autograph::testing::infer;
+using autograph::testing::expect_error;
 template <class Op>
 Shape out0(Op const& op, std::vector<TensorDesc> in) {
   return infer(op, std::move(in)).at(0).shape;
-}
-/// The op rejects the inputs with a ShapeError whose message contains `needle`. Through AnyOp,
-/// as graphs infer: the input count is checked there, not in each op's infer().
-template <class Op>
-void expect_error(Op const& op, std::vector<TensorDesc> in, std::string const& needle) {
-  try {
-    AnyOp{op}.infer(in);
-    ADD_FAILURE() << Op::name << ": expected a ShapeError containing '" << needle << "'";
-  } catch (ShapeError const& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "message: " << e.what();
-  }
 }
 template <class Op>
 double flops(Op const& op, std::vector<TensorDesc> in) {

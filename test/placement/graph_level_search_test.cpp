@@ -15,7 +15,7 @@
 #include "placement/test_backends.hpp"
 
 namespace autograph::placement {
-namespace {
+namespace graph_level_search_test {
 
 constexpr std::uint32_t target = 0;  // per-op (the "library" groups are offloaded to)
 constexpr std::uint32_t fusing = 1;
@@ -252,5 +252,5 @@ TEST(GraphLevelSearch, RejectsATargetOutsideTheBackends) {
                Error);
 }
 
-}  // namespace
+}  // namespace graph_level_search_test
 }  // namespace autograph::placement

@@ -17,7 +17,7 @@
 #include "placement/test_backends.hpp"
 
 namespace autograph::placement {
-namespace {
+namespace op_level_dp_layout_test {
 
 /// Every op alone, in the plain layout (backend 1 of the registries below).
 struct PlainPerOp : testing::PerOpBackend {
@@ -277,5 +277,5 @@ TEST(OpLevelDpLayout, AReaderThatRefusesTheFastLayoutMakesTheValuePlain) {
   EXPECT_DOUBLE_EQ(p.cost, 15.0 + 4.0);
 }
 
-}  // namespace
+}  // namespace op_level_dp_layout_test
 }  // namespace autograph::placement

@@ -15,7 +15,7 @@
 #include "placement/test_backends.hpp"
 
 namespace autograph::placement {
-namespace {
+namespace op_level_dp_test {
 
 /// A backend proposing every connected convex group of up to 4 ops.
 struct AnyGroups {
@@ -219,5 +219,5 @@ TEST(OpLevelDp, NasNetALargeWithSyntheticCosts) {
   EXPECT_LT(gen_s + p.seconds, 10.0);
 }
 
-}  // namespace
+}  // namespace op_level_dp_test
 }  // namespace autograph::placement

@@ -10,15 +10,11 @@
 #include <autograph/rules/verify.hpp>
 
 #include <set>
+#include "testing/graph_queries.hpp"
 
 namespace autograph::rules {
 namespace {
-
-std::size_t count_ops(Graph<> const& g, std::string_view name) {
-  std::size_t n = 0;
-  for (NodeId id : g.node_ids()) n += g[id].op.name() == name;
-  return n;
-}
+using autograph::testing::count_ops;
 
 /// Applies the first match of `R` and returns the rewritten graph.
 template <class R>

@@ -10,7 +10,7 @@
 #include <autograph/rules/rule.hpp>
 
 namespace autograph::rules {
-namespace {
+namespace matcher_test {
 
 template <class R>
 std::vector<Match> matches_of(Graph<> const& g, R const& rule = {}) {
@@ -142,5 +142,5 @@ TEST(Pattern, RejectsMalformedPatterns) {
   EXPECT_THROW(r.op(is<Relu>, {Var(3)}), Error);  // reads an undeclared variable
 }
 
-}  // namespace
+}  // namespace matcher_test
 }  // namespace autograph::rules

@@ -10,9 +10,11 @@
 #include <autograph/rules/library/conv_folding.hpp>
 #include <autograph/rules/library/fusion.hpp>
 #include <autograph/rules/library/merge.hpp>
+#include "testing/graph_queries.hpp"
 
 namespace autograph::rules {
-namespace {
+namespace rewriter_test {
+using autograph::testing::count_ops;
 
 template <class R>
 std::optional<Rewritten<BuiltinOps>> rewrite_first(Graph<> const& g, R const& rule = {}, RewriteOptions o = {.fold = fold_with_reference}) {
@@ -23,12 +25,6 @@ std::optional<Rewritten<BuiltinOps>> rewrite_first(Graph<> const& g, R const& ru
   });
   if (!first) return std::nullopt;
   return rewrite(g, rule, *first, o);
-}
-
-std::size_t count_ops(Graph<> const& g, std::string_view name) {
-  std::size_t n = 0;
-  for (NodeId id : g.node_ids()) n += g[id].op.name() == name;
-  return n;
 }
 
 Graph<> two_sibling_convs(bool with_data) {
@@ -209,5 +205,5 @@ TEST(Rewrite, ReportsWhyATargetCannotBeBuilt) {
   EXPECT_NE(why.find("Transpose"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace rewriter_test
 }  // namespace autograph::rules

@@ -14,7 +14,7 @@
 #include <filesystem>
 
 namespace autograph::rules {
-namespace {
+namespace taso_test {
 
 std::filesystem::path taso_file() { return std::filesystem::path(AUTOGRAPH_SHARED_DIR) / "data/taso/graph_subst.pb"; }
 
@@ -171,5 +171,5 @@ TEST(Taso, RejectsBadInput) {
   }
 }
 
-}  // namespace
+}  // namespace taso_test
 }  // namespace autograph::rules

@@ -9,15 +9,11 @@
 #include <autograph/rules/transformer_fusion_engine.hpp>
 #include <autograph/rules/verify.hpp>
 #include <autograph/runtime/equivalence.hpp>
+#include "testing/graph_queries.hpp"
 
 namespace autograph::rules {
-namespace {
-
-std::size_t count_ops(Graph<> const& g, std::string_view name) {
-  std::size_t n = 0;
-  for (NodeId id : g.node_ids()) n += g[id].op.name() == name;
-  return n;
-}
+namespace transformer_fusion_test {
+using autograph::testing::count_ops;
 
 template <class Op>
 Op const* only(Graph<> const& g) {
@@ -118,5 +114,5 @@ TEST(TransformerFusion, ResidualLayerNormKeepsTheSumOnlyWhenItIsReadAgain) {
   }
 }
 
-}  // namespace
+}  // namespace transformer_fusion_test
 }  // namespace autograph::rules

@@ -9,7 +9,7 @@
 #include "kernel_testing.hpp"
 
 namespace autograph {
-namespace {
+namespace executor_memory_test {
 
 /// Stands for a kernel whose allocation fails: its evaluation throws std::bad_alloc.
 struct Exhausting {
@@ -61,5 +61,5 @@ TEST(ExecutorMemory, AFailedAllocationNamesTheNodeAndItsOutput) {
   EXPECT_NE(msg.find("Exhausting 'scratch_hungry': out of memory computing its output [2,3] (24 bytes"), std::string::npos) << msg;
 }
 
-}  // namespace
+}  // namespace executor_memory_test
 }  // namespace autograph

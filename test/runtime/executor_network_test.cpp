@@ -9,7 +9,7 @@
 #include "kernel_testing.hpp"
 
 namespace autograph {
-namespace {
+namespace executor_network_test {
 
 using testing::tensor_near;
 
@@ -56,5 +56,5 @@ TEST(ReferenceExecutor, SmallNetworkEndToEnd) {
   EXPECT_TRUE(tensor_near(out[1], {1, 2, 4, 4}, both));
 }
 
-}  // namespace
+}  // namespace executor_network_test
 }  // namespace autograph

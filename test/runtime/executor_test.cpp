@@ -10,7 +10,7 @@
 #include "kernel_testing.hpp"
 
 namespace autograph {
-namespace {
+namespace executor_test {
 
 using testing::tensor_near;
 
@@ -90,5 +90,5 @@ TEST(ReferenceExecutor, WeightWithDataIsUsed) {
   EXPECT_EQ(out[0].storage() == data, false);  // a result, not the weight's storage
 }
 
-}  // namespace
+}  // namespace executor_test
 }  // namespace autograph

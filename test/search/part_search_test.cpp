@@ -9,6 +9,7 @@
 
 #include "chains_testing.hpp"
 
+namespace part_search_test {
 using namespace autograph;
 
 using toy::CollapseRelus;
@@ -46,3 +47,5 @@ TEST(PartSearch, AFailingSearchIsRethrownAfterTheOthersFinish) {
   EXPECT_THROW(search_parts_in_parallel(c.graph, c.part, make, ops, {.search = {.budget = 10}, .threads = 2}), std::runtime_error);
   EXPECT_EQ(made.load(), 3) << "every part's search ran";
 }
+
+}  // namespace part_search_test

@@ -13,7 +13,7 @@
 #include "tuning/synthetic_tuner.hpp"
 
 namespace autograph::tuning {
-namespace {
+namespace tuning_log_test {
 
 using testing::SyntheticMatmul;
 
@@ -103,5 +103,5 @@ TEST(TuningLog, ACorruptLineIsRefusedNamingTheFileAndLine) {
   EXPECT_EQ(error_of([&] { TuningLog::open(file.path); }), "tuning log '" + file.path.string() + "' line 1: knob \"a\" must be an integer");
 }
 
-}  // namespace
+}  // namespace tuning_log_test
 }  // namespace autograph::tuning

@@ -20,7 +20,7 @@
 #include "recording.hpp"
 
 namespace autograph::cuda {
-namespace {
+namespace placed_recording_test {
 
 using Kind = recording::Call::Kind;
 using testing::Net;
@@ -189,5 +189,5 @@ TEST(RecordingPlaced, ThePlacingRuntimePlacesEachGraphOnceThroughTheDatabase) {
   std::filesystem::remove(path);
 }
 
-}  // namespace
+}  // namespace placed_recording_test
 }  // namespace autograph::cuda
