@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <random>
 
 namespace my {
 using namespace autograph;

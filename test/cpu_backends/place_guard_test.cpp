@@ -17,7 +17,6 @@ namespace {
 using testing::fresh_db;
 using testing::quick;
 
-
 /// Claims every Relu, then cannot build one.
 struct Broken {
   static constexpr std::string_view name = "broken";

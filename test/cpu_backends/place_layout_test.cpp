@@ -12,6 +12,8 @@
 #include <autograph/cpu/backends/place.hpp>
 #include <autograph/graph/builder.hpp>
 
+#include "scratch.hpp"
+
 namespace autograph::cpu {
 namespace {
 
@@ -82,10 +84,9 @@ TEST(PlaceLayout, AViewTakesAndGivesNothing) {
 
 TEST(PlaceLayout, ReordersAreMeasuredOncePerShapeAndKept) {
   auto d = depthwise();
-  CpuRuntime cpu({.warmup = 1, .budget_ms = 2});
+  CpuRuntime cpu(testing::quick());
   GraphFacts<BuiltinOps> facts(d.graph);
-  auto path = std::filesystem::temp_directory_path() / "autograph_place_layout_reorders.json";
-  std::filesystem::remove(path);
+  auto path = testing::fresh_db("place_layout_reorders.json");
   placement::CostDatabase db(path, cpu_device_name(cpu));
   auto first = measure_reorders(facts, cpu, db, 3);
   EXPECT_EQ(first.measured, 2u);  // x [1,16,20,20] and the convolution's output [1,16,10,10] (the Relu's is the same shape)

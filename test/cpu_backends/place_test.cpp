@@ -23,7 +23,6 @@ using testing::quick;
 
 using All = Backends<backends::OneDnn, backends::Blas, backends::OwnKernels>;
 
-
 TEST(Place, SqueezeNetPlacedRunsLikeTheReferenceAndIsMeasuredOnce) {
   auto g = models::build("squeezenet1_1", {.resolution = 64, .weight_seed = 5});
   auto path = fresh_db("squeezenet.json");

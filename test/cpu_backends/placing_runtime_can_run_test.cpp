@@ -9,6 +9,7 @@
 #include <autograph/graph/builder.hpp>
 
 #include "placement/test_backends.hpp"
+#include "scratch.hpp"
 
 namespace autograph::cpu {
 namespace {
@@ -44,14 +45,12 @@ TEST(PlacingCpuRuntime, ABackendThatCannotRunAGroupIsNeverChosenForIt) {
   auto x = b.input("x", {1, 4, 4, 4});     // 64 elements: small-relu runs it
   auto y = b.input("y", {1, 16, 8, 8});    // 1024 elements: it cannot
   auto g = std::move(b).build({b.relu(x), b.relu(y)});
-  auto path = std::filesystem::temp_directory_path() / ("autograph_placing_can_run_" + std::to_string(::getpid()) + ".json");
-  std::filesystem::remove(path);
+  auto path = testing::fresh_db("placing_can_run.json");
   using Rt = PlacingCpuRuntime<Backends<backends::OneDnn, SmallRelu>>;
-  CpuRuntimeOptions quick{.warmup = 1, .budget_ms = 2};
   {
     // Costs recorded (none measured): every Relu free on small-relu, 5 us on oneDNN. The DP
     // would take every Relu to small-relu; can_run leaves it only the small one.
-    placement::CostDatabase db(path, cpu_device_name(CpuRuntime(quick)));  // the name PlacingCpuRuntime reads it under
+    placement::CostDatabase db(path, cpu_device_name(CpuRuntime(testing::quick())));  // the name PlacingCpuRuntime reads it under
     GraphFacts<BuiltinOps> facts(g);
     for (NodeId n : facts.placed_nodes())
       if (g[n].is<Relu>()) {
@@ -60,7 +59,7 @@ TEST(PlacingCpuRuntime, ABackendThatCannotRunAGroupIsNeverChosenForIt) {
       }
     db.save();
   }
-  Rt rt(quick, {.database = path, .group_budget_ms = 2});
+  Rt rt(testing::quick(), {.database = path, .group_budget_ms = 2});
   auto by_node = rt.node_backends(g);
   std::size_t small = 0, large = 0;
   for (NodeId n : g.node_ids())

@@ -5,17 +5,16 @@
 
 #include <filesystem>
 #include <string>
-#include <unistd.h>
+
+#include "../testing/scratch_dir.hpp"
 
 namespace autograph::cpu::testing {
 
-/// `name` in a folder of this process, emptied of an earlier run's file: every test measures
-/// from a database it starts itself.
+/// `name` in a folder of this process (removed when it exits), emptied of an earlier test's
+/// file: every test measures from a database it starts itself.
 inline std::filesystem::path fresh_db(std::string const& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("autograph_cpu_backends_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::filesystem::remove(dir / name);
-  return dir / name;
+  static autograph::testing::ScratchDir const dir("autograph_cpu_backends");
+  return dir.fresh(name);
 }
 
 inline CpuRuntimeOptions quick() { return {.warmup = 1, .budget_ms = 2}; }

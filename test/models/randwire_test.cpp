@@ -1,6 +1,7 @@
 #include <autograph/graph/structural_hash.hpp>
 #include <autograph/models/randwire.hpp>
 
+#include <random>
 #include <set>
 
 #include "model_testing.hpp"

@@ -10,6 +10,7 @@
 #include <autograph/placement/pattern_generator.hpp>
 
 #include "placement/test_backends.hpp"
+#include "testing/scratch_dir.hpp"
 
 namespace autograph::placement {
 namespace {
@@ -17,11 +18,8 @@ namespace {
 using testing::Chain;
 
 std::filesystem::path fresh_file(std::string const& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("autograph_placement_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  auto p = dir / name;
-  std::filesystem::remove(p);
-  return p;
+  static autograph::testing::ScratchDir const dir("autograph_placement");  // removed when the process exits
+  return dir.fresh(name);
 }
 
 TEST(GroupSignature, RepeatedBlocksShareSignatures) {

@@ -9,6 +9,7 @@
 #include <autograph/rules/default_verification.hpp>
 #include <autograph/rules/verify.hpp>
 
+#include <random>
 #include <set>
 #include "testing/graph_queries.hpp"
 

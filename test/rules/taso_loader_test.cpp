@@ -6,16 +6,13 @@
 
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
+
+#include "testing/scratch_dir.hpp"
 
 namespace autograph::rules {
 namespace {
 
-struct ScratchFolder {
-  std::filesystem::path path = std::filesystem::temp_directory_path() / ("taso_loader_test_" + std::to_string(::getpid()));
-  ScratchFolder() { std::filesystem::create_directories(path); }
-  ~ScratchFolder() { std::filesystem::remove_all(path); }
-};
+using autograph::testing::ScratchDir;
 
 void expect_error(std::filesystem::path const& file, std::string const& says) {
   try {
@@ -28,21 +25,21 @@ void expect_error(std::filesystem::path const& file, std::string const& says) {
 }
 
 TEST(TasoLoader, EmptyFileIsAnError) {
-  ScratchFolder dir;
-  std::ofstream(dir.path / "empty.pb").close();
-  expect_error(dir.path / "empty.pb", "is empty");
+  ScratchDir dir("taso_loader_test");
+  std::ofstream(dir.path() / "empty.pb").close();
+  expect_error(dir.path() / "empty.pb", "is empty");
 }
 
 TEST(TasoLoader, DirectoryIsAnError) {
-  ScratchFolder dir;
-  expect_error(dir.path, "is a directory");
+  ScratchDir dir("taso_loader_test");
+  expect_error(dir.path(), "is a directory");
 }
 
 TEST(TasoLoader, CollectionOfZeroRulesIsAnError) {
-  ScratchFolder dir;
+  ScratchDir dir("taso_loader_test");
   // A valid message with one unknown varint field (number 5) and no `rule` field.
-  std::ofstream(dir.path / "none.pb", std::ios::binary) << std::string("\x28\x01", 2);
-  expect_error(dir.path / "none.pb", "holds no rules");
+  std::ofstream(dir.path() / "none.pb", std::ios::binary) << std::string("\x28\x01", 2);
+  expect_error(dir.path() / "none.pb", "holds no rules");
 }
 
 }  // namespace

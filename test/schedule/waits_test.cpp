@@ -4,6 +4,8 @@
 #include <autograph/schedule/waits.hpp>
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "random_dag.hpp"
 
 namespace autograph {

@@ -15,37 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "../testing/scratch_dir.hpp"
+
 namespace autograph::testing {
-
-/// A fresh empty folder, removed with everything in it when the object goes.
-class ScratchDir {
- public:
-  ScratchDir() {
-    static std::atomic<int> counter{0};
-    path_ = std::filesystem::temp_directory_path() /
-            ("autograph_tools_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  ScratchDir(ScratchDir const&) = delete;
-  ScratchDir& operator=(ScratchDir const&) = delete;
-  std::filesystem::path const& path() const { return path_; }
-  std::string operator/(std::string const& name) const { return (path_ / name).string(); }
-  /// Names of the entries in the folder, sorted.
-  std::vector<std::string> entries() const {
-    std::vector<std::string> names;
-    for (auto const& e : std::filesystem::directory_iterator(path_)) names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
- private:
-  std::filesystem::path path_;
-};
 
 struct ToolRun {
   int exit_code = -1;   // the tool's exit status; 124: it ran past the limit

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 
 #include "tuning/synthetic_tuner.hpp"
 #include "tuning/tiny_kernel.hpp"

@@ -64,6 +64,16 @@ std::vector<KernelTime> profile_kernel_times(ProfileResult const& p, std::span<G
   return times;
 }
 
+/// The roofline of `base` fitted to the profile's kernel times: calibrate_host_device with the
+/// starting device given (its peaks, name and cores) instead of measured on this machine, so
+/// that the same profile fits the same way wherever it runs (a test beside other work or under
+/// a sanitizer measures other peaks).
+/// @throws Error as profile_kernel_times() and fit_roofline() do.
+template <class Set>
+RooflineFit calibrate_device(DeviceSpec const& base, ProfileResult const& p, std::span<Graph<Set> const> graphs, RooflineFitOptions const& o = {}) {
+  return fit_roofline(base, profile_kernel_times(p, graphs), o);
+}
+
 /// This machine's roofline (host_device_spec(p.cores)) fitted to the profile's kernel times.
 /// The fitted device is named like the profile's table (cpu_model_name()), so MeasuredCost can
 /// use it as the fallback for a table of the same machine.
@@ -71,8 +81,7 @@ std::vector<KernelTime> profile_kernel_times(ProfileResult const& p, std::span<G
 template <class Set>
 RooflineFit calibrate_host_device(ProfileResult const& p, std::span<Graph<Set> const> graphs, RooflineFitOptions const& o = {}) {
   if (p.cores < 1) throw Error("calibration: the profile says it ran on " + std::to_string(p.cores) + " cores");
-  auto times = profile_kernel_times(p, graphs);
-  return fit_roofline(host_device_spec(p.cores), times, o);
+  return calibrate_device(host_device_spec(p.cores), p, graphs, o);
 }
 
 }  // namespace autograph::cpu
