@@ -13,7 +13,8 @@
 # benchmark/results/cpu-<date>.md and .json. Extra settings through the environment:
 # ROUNDS, RUNS, WARMUP, SEARCH_S, BUDGET_MS, IOS_BUDGET_MS, IOS_MAX_STATES, IOS_R, TASO (a rule file; default the shared one
 # when present), BUILD_DIR, JOBS (build jobs; default nproc), NOTE (a line for the results' header), SUFFIX
-# (appended to the results' file name, e.g. -loaded), GROUP_BUDGET_MS (AutoGraph + placement: ms of runs per group measurement).
+# (appended to the results' file name, e.g. -loaded), GROUP_BUDGET_MS (AutoGraph + placement: ms of runs per group measurement),
+# CONFIGS (our configurations, comma-separated, e.g. sequential,nimble,ios,taso+nimble,autograph; default all of them).
 # The peers are benchmark dependencies only: no test needs them.
 #
 # --transformers (issue 18, benchmark/README-cpu.md): ViT-B/16, ViT-L/16 and DETR-R50-E6 at
@@ -89,6 +90,7 @@ else
   /usr/bin/python3 "$root/benchmark/peers/cpu_peers.py" --cpu-bench "$build/benchmark/cpu_bench" --work "$work" \
     --out "$root/benchmark/results/$out" --models "$models" --rounds "${ROUNDS:-5}" --runs "${RUNS:-12}" --warmup "${WARMUP:-2}" \
     --search-s "${SEARCH_S:-30}" --budget-ms "${BUDGET_MS:-1000}" --ios-budget-ms "${IOS_BUDGET_MS:-5}" --ios-max-states "${IOS_MAX_STATES:-300}" \
-    --ios-max-group-kernels "${IOS_R:-2}" --group-budget-ms "${GROUP_BUDGET_MS:-20}" --taso "$taso" --note "${NOTE:-}"
+    --ios-max-group-kernels "${IOS_R:-2}" --group-budget-ms "${GROUP_BUDGET_MS:-20}" --taso "$taso" --note "${NOTE:-}" \
+    ${CONFIGS:+--configs "$CONFIGS"}
 fi
 echo "cpu-peers: done in $(( ($(date +%s) - started) / 60 )) min $(( ($(date +%s) - started) % 60 )) s; results in benchmark/results/$out.md" >&2

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # How much of the CUDA runtime still calls cuDNN's deprecated legacy API (issue 16, defect 9):
-#   bash scripts/cudnn-deprecations.sh [BUILD_DIR]    (default build-ci; a Ninja build)
+#   bash scripts/cudnn-deprecations.sh [BUILD_DIR]    (default build; a Ninja build)
 # cuDNN 9 marks its legacy functions and types CUDNN_DEPRECATED, which expands to nothing unless
 # CUDNN_WARN_DEPRECATED is defined. This recompiles, syntax only, each source of the CUDA
 # runtime that names cuDNN with its exact command from BUILD_DIR plus -DCUDNN_WARN_DEPRECATED
@@ -9,7 +9,7 @@
 # count (and when the build has no CUDA targets); the normal build never defines the macro.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build-ci}
+build=${1:-build}
 if [[ ! -f $build/build.ninja ]]; then
   echo "cudnn-deprecations: no Ninja build in '$build'; configure it first (scripts/test.sh does)" >&2
   exit 0
@@ -25,8 +25,7 @@ for src in $sources; do
     echo "cudnn-deprecations: '$build' has no CUDA runtime ($object not a target): nothing to count"
     exit 0
   fi
-  # The object's command, syntax only, writing nothing (no object, no dependency file);
-  # -Werror stays for every other warning.
+  # The object's command, syntax only, writing nothing (no object, no dependency file).
   cmd=${cmd/ -o $object / -o /dev/null }
   cmd=$(sed -E 's/ -MD / /; s/ -MT [^ ]+ / /; s/ -MF [^ ]+ / /' <<< "$cmd")
   (cd "$build" && LC_ALL=C eval "$cmd -fsyntax-only -DCUDNN_WARN_DEPRECATED -Wdeprecated-declarations -Wno-error=deprecated-declarations") \

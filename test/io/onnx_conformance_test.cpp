@@ -211,7 +211,8 @@ TEST(OnnxConformance, BackendNodeTestsOfEveryClaimedOp) {
   auto claimed = supported_onnx_ops();
   std::vector<CaseResult> results;
   std::set<std::string> ops_with_cases;
-  fs::path scratch = testing::scratch_dir("conformance");
+  testing::ScratchDir scratch_folder("autograph_conformance");
+  fs::path const& scratch = scratch_folder.path();
   std::vector<fs::path> exported;  // every passing case, exported again
   std::vector<fs::path> dirs;
   for (auto const& e : fs::directory_iterator(testdata / "node")) dirs.push_back(e.path());
@@ -236,7 +237,6 @@ TEST(OnnxConformance, BackendNodeTestsOfEveryClaimedOp) {
     EXPECT_EQ(report, "") << "onnx.checker rejected exported models";
     if (report.empty()) std::cout << "onnx.checker (full_check) accepted all " << exported.size() << " exported models\n";
   }
-  fs::remove_all(scratch);
   std::size_t passed = std::ranges::count_if(results, [](auto const& c) { return c.status == Status::passed; });
   EXPECT_GE(passed, 300u) << "far fewer node tests passed than the claimed ops have";
   // Every claimed graph op with node tests in this version of the suite has a passing case.

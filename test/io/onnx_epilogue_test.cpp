@@ -46,12 +46,12 @@ TEST(OnnxEpilogue, ExportsAsPrimitiveOpsThatComputeTheSame) {
 }
 
 TEST(OnnxEpilogue, ExportedModelPassesOnnxChecker) {
-  auto dir = testing::scratch_dir("epilogue");
+  testing::ScratchDir scratch("autograph_epilogue");  // removed with its files when the test ends
+  auto const& dir = scratch.path();
   Graph<BuiltinOps> g = epilogue_graph();
   fill_random_weights(g, 3);
   export_onnx(g, dir / "epilogue.onnx");
   std::string report = testing::onnx_check({dir / "epilogue.onnx"}, dir);
-  std::filesystem::remove_all(dir);
   if (report == "SKIP") GTEST_SKIP() << "python3-onnx is missing: onnx.checker not run";
   EXPECT_EQ(report, "");
 }

@@ -58,12 +58,12 @@ TEST(OnnxFused, ExportsAsPrimitiveOpsThatComputeTheSame) {
 }
 
 TEST(OnnxFused, ExportedModelPassesOnnxChecker) {
-  auto dir = testing::scratch_dir("fused");
+  testing::ScratchDir scratch("autograph_fused");  // removed with its files when the test ends
+  auto const& dir = scratch.path();
   Graph<BuiltinOps> g = fused_block();
   fill_random_weights(g, 3);
   export_onnx(g, dir / "fused.onnx");
   std::string report = testing::onnx_check({dir / "fused.onnx"}, dir);
-  std::filesystem::remove_all(dir);
   if (report == "SKIP") GTEST_SKIP() << "python3-onnx is missing: onnx.checker not run";
   EXPECT_EQ(report, "");
 }

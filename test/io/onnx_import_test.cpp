@@ -245,7 +245,8 @@ TEST(OnnxImport, MalformedModelsAreErrors) {
 }
 
 TEST(OnnxImport, ExternalDataIsReadNextToTheModel) {
-  auto dir = testing::scratch_dir("external");
+  testing::ScratchDir scratch("autograph_external");  // removed with its files when the test ends
+  auto const& dir = scratch.path();
   std::vector<float> w = {1, 2, 3, 4};
   std::ofstream(dir / "weights.bin", std::ios::binary).write(std::string(8, '\0').data(), 8).write(reinterpret_cast<char const*>(w.data()), 16);
   OnnxModel m;
@@ -272,7 +273,6 @@ TEST(OnnxImport, ExternalDataIsReadNextToTheModel) {
   t->mutable_external_data(0)->set_value("../weights.bin");
   std::ofstream(dir / "model.onnx", std::ios::binary | std::ios::trunc) << m.bytes();
   EXPECT_THROW(import_onnx(dir / "model.onnx"), OnnxImportError);  // outside the model's folder
-  std::filesystem::remove_all(dir);
 }
 
 TEST(OnnxImport, ClaimedOpsIncludeTheBenchmarkModelsOps) {

@@ -114,7 +114,8 @@ TEST(OnnxRoundTrip, ExportNamesTheProblem) {
 }
 
 TEST(OnnxRoundTrip, ExportedModelsPassOnnxChecker) {
-  auto dir = testing::scratch_dir("roundtrip");
+  testing::ScratchDir scratch("autograph_roundtrip");  // removed with its files when the test ends
+  auto const& dir = scratch.path();
   std::vector<std::filesystem::path> files;
   int k = 0;
   for (auto g : {conv_net(), elementwise_net(), layout_net()}) {
@@ -123,7 +124,6 @@ TEST(OnnxRoundTrip, ExportedModelsPassOnnxChecker) {
     export_onnx(g, files.back());
   }
   std::string report = testing::onnx_check(files, dir);
-  std::filesystem::remove_all(dir);
   if (report == "SKIP") GTEST_SKIP() << "python3-onnx is missing: onnx.checker not run";
   EXPECT_EQ(report, "");
 }

@@ -12,11 +12,10 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "autograph/core/tensor.hpp"
 #include "autograph/graph/graph.hpp"
 #include "autograph/io/onnx/importer.hpp"
+#include "../testing/scratch_dir.hpp"
 
 namespace autograph::testing {
 
@@ -162,14 +161,6 @@ inline std::string onnx_check(std::vector<std::filesystem::path> const& files, s
   std::ifstream in(report);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   return rc == 0 ? std::string{} : (text.empty() ? "checker exited with " + std::to_string(rc) : text);
-}
-
-/// A fresh scratch folder under the system temp dir.
-inline std::filesystem::path scratch_dir(std::string const& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("autograph_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
 }
 
 }  // namespace autograph::testing

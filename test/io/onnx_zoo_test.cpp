@@ -18,7 +18,8 @@ using testing::all_close;
 /// Zoo models (batch 1, small images) survive export and re-import: the same outputs on the
 /// same inputs, and the exported files are valid ONNX.
 void expect_zoo_round_trip(std::vector<std::string_view> const& names) {
-  auto dir = testing::scratch_dir("zoo");
+  testing::ScratchDir scratch("autograph_zoo");  // removed with its files when the test ends
+  auto const& dir = scratch.path();
   std::vector<std::filesystem::path> files;
   for (auto name : names) {
     SCOPED_TRACE(std::string(name));
@@ -38,7 +39,6 @@ void expect_zoo_round_trip(std::vector<std::string_view> const& names) {
     }
   }
   std::string report = testing::onnx_check(files, dir);
-  std::filesystem::remove_all(dir);
   if (report != "SKIP") {
     EXPECT_EQ(report, "");
   }

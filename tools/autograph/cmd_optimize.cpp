@@ -286,9 +286,15 @@ int run(OptimizeOptions const& o) {
       for (auto& single : cpu::single_backends(cpu::AllBackends{}))
         if (std::ranges::all_of(single.backends, [&](std::string const& b) { return std::ranges::find(backends, b) != backends.end(); }))
           singles.push_back(std::move(single));
-      auto placed = cpu::run_placed_baselines(g, bo, {.budget_ms = 1000},
-                                              {.database = o.db, .backends = backends, .progress = progress, .singles = singles}, taso,
-                                              &*placed_report);
+      // Set member by member: GCC 12 at -O3 reports the designated-initializer form's
+      // default-constructed std::function members as "may be used uninitialized" in its
+      // destructor (a false -Wmaybe-uninitialized; README command 1 printed it).
+      cpu::PlacingOptions placing;
+      placing.database = o.db;
+      placing.backends = backends;
+      placing.progress = progress;
+      placing.singles = std::move(singles);
+      auto placed = cpu::run_placed_baselines(g, bo, {.budget_ms = 1000}, placing, taso, &*placed_report);
       measuring_seconds += placed_report->measuring_seconds;
       for (auto& r : placed) results.push_back(std::move(r));
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "autograph/core/error.hpp"
+#include "autograph/core/hash.hpp"
 #include "autograph/core/shape.hpp"
 
 namespace autograph {
@@ -55,17 +56,13 @@ class Tensor {
   static Tensor random(Shape s, std::uint64_t seed, float lo = -1.f, float hi = 1.f) {
     Tensor t(s);
     constexpr std::uint64_t golden = 0x9E3779B97F4A7C15ull;  // 2^64 / the golden ratio, SplitMix64's step
-    auto mix = [](std::uint64_t z) {
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-      return z ^ (z >> 31);
-    };
     // Streams of two seeds start at unrelated points of the sequence (a hash apart, not one step).
-    std::uint64_t const start = mix(seed + golden);
+    // mix64(x) is SplitMix64's finalizer of x + golden: value i is its output number i + 1.
+    std::uint64_t const start = mix64(seed);
     float const step = (hi - lo) * 0x1p-24f;  // the top 24 bits: every float of [0, 1) at that spacing
     std::span<float> out = t.mutable_data();
     for (std::size_t i = 0; i < out.size(); ++i)
-      out[i] = lo + static_cast<float>(static_cast<std::int32_t>(mix(start + (i + 1) * golden) >> 40)) * step;
+      out[i] = lo + static_cast<float>(static_cast<std::int32_t>(mix64(start + i * golden) >> 40)) * step;
     return t;
   }
 
