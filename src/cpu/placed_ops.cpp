@@ -13,7 +13,7 @@ template std::shared_ptr<CpuGraph const> lower<PlacedOps>(Graph<PlacedOps> const
 // What placement and its tests ask of the default CPU runtime for placed graphs.
 template double CpuRuntime::measure<PlacedOps>(Graph<PlacedOps> const&);
 template double CpuRuntime::measure<PlacedOps>(Graph<PlacedOps> const&, Schedule const&);
-template Comparison CpuRuntime::compare<PlacedOps>(Graph<PlacedOps> const&, Graph<PlacedOps> const&);
+template Comparison CpuRuntime::compare<PlacedOps>(Graph<PlacedOps> const&, Graph<PlacedOps> const&, CompareOptions);
 template CpuExecutable CpuRuntime::compile<PlacedOps>(Graph<PlacedOps> const&, Schedule const&, ExecOptions);
 
 }  // namespace autograph::cpu

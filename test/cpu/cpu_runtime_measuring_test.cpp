@@ -121,6 +121,36 @@ TEST(CpuRuntimeRuns, AClearComparisonStopsEarly) {
   EXPECT_GE(c.runs, 5u);
 }
 
+TEST(CpuRuntimeRuns, AScreeningComparisonDropsASlowerChallengerAfterOnePair) {
+  // A chain of 8 products against one of 1: behind in the first pair of blocks (5 runs each),
+  // it is dropped there; the same comparison without screening times it until settled. The
+  // incumbent, kept from one comparison to the next, still runs its own graph.
+  SequentialCpuRuntime cpu({.warmup = 1, .cores = 1});
+  Graph<> fast = matmul_chain(1), slow = matmul_chain(8);
+  Comparison screened;
+  EXPECT_EQ(runs_of(cpu, [&] { screened = cpu.compare(fast, slow, CompareOptions{.screen = true}); }), 10u);
+  EXPECT_TRUE(screened.screened_out);
+  EXPECT_FALSE(screened.faster);
+  EXPECT_GT(screened.challenger_ms, screened.incumbent_ms);
+  Comparison full = cpu.compare(fast, slow);
+  EXPECT_FALSE(full.screened_out);
+  EXPECT_FALSE(full.faster);
+  EXPECT_GT(full.challenger_ms, 2 * full.incumbent_ms);
+  Comparison swapped = cpu.compare(slow, fast, CompareOptions{.screen = true});
+  EXPECT_FALSE(swapped.screened_out);
+  EXPECT_TRUE(swapped.faster);
+  EXPECT_GT(swapped.incumbent_ms, 2 * swapped.challenger_ms);
+}
+
+TEST(CpuRuntimeRuns, AScreenedChallengerRunsTheIncumbentsScheduleUnraced) {
+  CpuRuntime cpu({.warmup = 1, .cores = 1});
+  Graph<> fast = matmul_chain(1), slow = matmul_chain(8);
+  cpu.plan(fast);  // the incumbent's choice, raced
+  std::size_t raced = cpu.schedule_choice_stats().raced;
+  EXPECT_EQ(runs_of(cpu, [&] { EXPECT_TRUE(cpu.compare(fast, slow, CompareOptions{.screen = true}).screened_out); }), 10u);
+  EXPECT_EQ(cpu.schedule_choice_stats().raced, raced);
+}
+
 TEST(CpuRuntimeRuns, ScreeningAndTheDeadlineStopAtTheMinimum) {
   // Counted in runs, not seconds: preparing a graph (lowering, oneDNN's primitives) takes
   // longer than its runs under a sanitizer, whatever the runs saved.

@@ -1,6 +1,6 @@
 #pragma once
 // A runtime for the optimizer's tests of measuring runtimes (optimizer_noise_test,
-// optimizer_screening_test, optimizer_deadline_test): latency = the graph's node count, with
+// optimizer_screening_test, optimizer_deadline_test, optimizer_paired_screening_test): latency = the graph's node count, with
 // what a real measuring runtime adds scripted per test: comparisons that find only noise,
 // candidates that fail to run, measurements that take time, the bounds it was screened
 // against and the deadlines it was told.
@@ -66,7 +66,31 @@ static_assert(ComparingRuntime<ScriptedRuntime> && ScreeningRuntime<ScriptedRunt
 /// The optimizer the three files test: fuse-conv-relu, cost = operator count.
 using ScriptedOptimizer = Optimizer<Graph<>, rules::Rules<rules::FuseConvRelu>, SumCost, ScriptedRuntime>;
 
+/// ScriptedRuntime whose comparisons also screen (PairedScreeningRuntime), as CpuRuntime's do:
+/// the optimizer measures each candidate paired with the best graph so far
+/// (optimizer_paired_screening_test). It logs every comparison.
+struct PairedScriptedRuntime : ScriptedRuntime {
+  struct Compared {
+    std::size_t incumbent_nodes, challenger_nodes;
+    bool screen;
+  };
+  std::shared_ptr<std::vector<Compared>> compared = std::make_shared<std::vector<Compared>>();
+
+  using ScriptedRuntime::compare;
+  Comparison compare(Graph<> const& incumbent, Graph<> const& challenger, CompareOptions options) {
+    compared->push_back({incumbent.num_nodes(), challenger.num_nodes(), options.screen});
+    if (script == Script::candidates_fail && challenger.num_nodes() < incumbent.num_nodes())
+      throw ExecutionError("Conv2D 'c1': unsupported on the scripted runtime: a fused activation");
+    return compare(incumbent, challenger);
+  }
+};
+static_assert(PairedScreeningRuntime<PairedScriptedRuntime> && !PairedScreeningRuntime<ScriptedRuntime>);
+
+using PairedScriptedOptimizer = Optimizer<Graph<>, rules::Rules<rules::FuseConvRelu>, SumCost, PairedScriptedRuntime>;
+
 }  // namespace autograph::toy
 
 extern template class autograph::Optimizer<autograph::Graph<>, autograph::rules::Rules<autograph::rules::FuseConvRelu>, autograph::SumCost,
                                            autograph::toy::ScriptedRuntime>;  // scripted_optimizer.cpp
+extern template class autograph::Optimizer<autograph::Graph<>, autograph::rules::Rules<autograph::rules::FuseConvRelu>, autograph::SumCost,
+                                           autograph::toy::PairedScriptedRuntime>;  // scripted_optimizer.cpp

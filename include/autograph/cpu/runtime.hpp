@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -228,13 +229,29 @@ class BasicCpuRuntime {
   }
   /// Whether `challenger` runs faster than `incumbent` beyond noise (runtime/noise.hpp): each
   /// prepared under its plan, then timed in alternating blocks of 5 runs until the verdict is
-  /// settled or each has `runs` samples. A graph that fails to run counts as infinitely slow.
+  /// settled or each has `runs` samples. With `options.screen` (a search's candidate), it stops
+  /// once the first pair shows the challenger behind, and under FasterOf a challenger not
+  /// raced before runs the incumbent's schedule policy instead of racing both (which would
+  /// cost up to twice its runs before the comparison starts): a gain only the other schedule
+  /// has is missed, none is credited falsely. A graph that fails to run counts as infinitely slow. The incumbent's
+  /// executable is kept for the next comparison: a search compares each of its candidates
+  /// with the same best graph, and preparing Inception-v3 (lowering with its 24 M weights,
+  /// oneDNN's primitives, the warm-up runs) costs about as much as a block of its runs.
   template <class Set>
-  Comparison compare(Graph<Set> const& incumbent, Graph<Set> const& challenger) {
+  Comparison compare(Graph<Set> const& incumbent, Graph<Set> const& challenger, CompareOptions options = {}) {
     Stopwatch w(*meter_);
-    ScheduledGraph<Set> a = plan(incumbent).scheduled, b = plan(challenger).scheduled;
-    CpuExecutable ea = ready(lowered(a.graph), a.schedule), eb = ready(lowered(b.graph), b.schedule);
-    return compare_interleaved(ea, eb, [this](auto const&, auto const&) { return past_deadline(); });
+    ScheduledGraph<Set> a = plan(incumbent).scheduled;
+    ScheduledGraph<Set> b = options.screen ? scheduled_like(challenger, a.policy) : plan(challenger).scheduled;
+    std::uint64_t key = hash_combine(structural_hash(a.graph), typeid(Set).hash_code());
+    auto& kept = *incumbent_;
+    if (!kept.exe || kept.key != key || kept.schedule != a.schedule) {
+      kept.exe.reset();  // its memory first: the new one may be as large
+      kept.exe.emplace(ready(lowered(a.graph), a.schedule));
+      kept.key = key;
+      kept.schedule = a.schedule;
+    }
+    CpuExecutable eb = ready(lowered(b.graph), b.schedule);
+    return compare_interleaved(*kept.exe, eb, [this](auto const&, auto const&) { return past_deadline(); }, options);
   }
   /// The schedule measure(g) times `g` with; under FasterOf, chosen by measuring (once per
   /// graph: the choice is kept by the graph's structural hash).
@@ -321,11 +338,31 @@ class BasicCpuRuntime {
     ScheduleChoice made;
     bool compared = false;
   };
+  /// compare()'s incumbent, ready to time again (by its graph's structural hash, op set and
+  /// schedule).
+  struct KeptIncumbent {
+    std::uint64_t key = 0;
+    Schedule schedule;
+    std::optional<CpuExecutable> exe;
+  };
   /// The fewest timed runs a median is taken from: one block of interleaved_compare, and the
   /// minimum CpuExecutable::time keeps under a budget.
   static constexpr std::size_t min_runs = 5;
 
   bool past_deadline() const { return Clock::now() >= deadline_; }
+  /// `g` under the schedule policy named `policy` (a ScheduledGraph's), unless FasterOf has
+  /// chosen for `g` before: then as plan(g).
+  template <class Set>
+  ScheduledGraph<Set> scheduled_like(Graph<Set> const& g, std::string_view policy) {
+    if constexpr (detail::is_faster_of<Policy>) {
+      using Alternative = typename FasterOfParts<Policy>::Alternative;
+      if (choices_->contains(structural_hash(g))) return plan(g).scheduled;
+      if (policy == Alternative::name) return Alternative{}(g, *this);
+      return typename FasterOfParts<Policy>::Preferred{}(g, *this);
+    } else {
+      return Policy{}(g, *this);
+    }
+  }
   template <class Set>
   std::shared_ptr<CpuGraph const> lowered(Graph<Set> const& g, BoundaryChannelsLast boundary = {}) const {
     return lower(g, LowerOptions{.random_weights = options_.weight_seed, .channels_last = options_.channels_last, .boundary = boundary});
@@ -355,14 +392,14 @@ class BasicCpuRuntime {
   }
   /// interleaved_compare of `a` (incumbent) and `b`, also stopping when `stop(samples_a, samples_b)`.
   template <class Stop>
-  Comparison compare_interleaved(CpuExecutable& a, CpuExecutable& b, Stop&& stop) const {
+  Comparison compare_interleaved(CpuExecutable& a, CpuExecutable& b, Stop&& stop, CompareOptions options = {}) const {
     auto time_of = [this](CpuExecutable& e) {
       return [&e, this](std::size_t n) {
         meter_->runs += n;
         return e.time(0, static_cast<int>(n));
       };
     };
-    return interleaved_compare(time_of(a), time_of(b), static_cast<std::size_t>(options_.runs), stop, min_runs);
+    return interleaved_compare(time_of(a), time_of(b), static_cast<std::size_t>(options_.runs), stop, min_runs, options);
   }
   /// FasterOf: the schedule race_schedules chooses, raced only where the two policies' schedules
   /// differ; each side stops early once clearly slower than `bound_ms` or over its budget, the
@@ -450,11 +487,12 @@ class BasicCpuRuntime {
   std::shared_ptr<std::unordered_map<std::uint64_t, Choice>> choices_ = std::make_shared<std::unordered_map<std::uint64_t, Choice>>();
   std::shared_ptr<ScheduleChoiceStats> choice_stats_ = std::make_shared<ScheduleChoiceStats>();  // shared by copies, as meter_
   std::optional<std::uint64_t> family_;  // set_family's parent, by structural hash (this copy's)
+  std::shared_ptr<KeptIncumbent> incumbent_ = std::make_shared<KeptIncumbent>();  // shared by copies, as meter_ (measurements never overlap: they would time each other)
 };
 
 using NimbleCpuRuntime = BasicCpuRuntime<schedule::Nimble>;
 using SequentialCpuRuntime = BasicCpuRuntime<schedule::Sequential>;
 using CpuRuntime = BasicCpuRuntime<FasterOf<schedule::Nimble, schedule::Sequential>>;
-static_assert(EstimatingRuntime<CpuRuntime> && ScreeningRuntime<CpuRuntime> && DeadlineRuntime<CpuRuntime> && FamilyRuntime<CpuRuntime>);
+static_assert(EstimatingRuntime<CpuRuntime> && ScreeningRuntime<CpuRuntime> && PairedScreeningRuntime<CpuRuntime> && DeadlineRuntime<CpuRuntime> && FamilyRuntime<CpuRuntime>);
 
 }  // namespace autograph::cpu

@@ -202,6 +202,11 @@ class Optimizer {
   /// that measures (ComparingRuntime), both are re-measured interleaved and the challenger must
   /// win beyond the noise margin; the latencies are updated to the re-measured medians.
   bool confirm_faster(Entry& incumbent, Graph<Set> const& challenger, double& latency, OptimizeResult<Set>& r);
+  /// A PairedScreeningRuntime's measurement of a candidate: `challenger` timed interleaved
+  /// with the incumbent, screened out after one pair of blocks when behind, otherwise decided
+  /// beyond noise (`faster`). Returns its median (infinity when it cannot run, the reason kept
+  /// in r.failures); the incumbent's latency becomes its median of the same runs.
+  double challenge(Entry& incumbent, Graph<Set> const& challenger, bool& faster, OptimizeResult<Set>& r);
   void leave_out(std::vector<RuleProbe<Set>> const& slower, OptimizeResult<Set>& r);
   void print_round(std::size_t round, std::vector<Candidate<Set>> const& cands, Entry const& cur, RoundMeasure const& measure, Measured const& m,
                    Clock::time_point t0) const;
@@ -360,7 +365,27 @@ bool Optimizer<G, RuleSet, CostP, RuntimeT>::confirm_faster(Entry& incumbent, Gr
   }
 }
 
-/// The top-k candidates not measured before, measured; the faster than the best join the queue.
+template <class G, class RuleSet, class CostP, class RuntimeT>
+double Optimizer<G, RuleSet, CostP, RuntimeT>::challenge(Entry& incumbent, Graph<Set> const& challenger, bool& faster, OptimizeResult<Set>& r) {
+  faster = false;
+  ++r.measured;
+  if constexpr (PairedScreeningRuntime<RuntimeT, Set>) {
+    try {
+      Comparison c = runtime_.compare(incumbent.graph, challenger, CompareOptions{.screen = true});
+      ++r.comparisons;
+      incumbent.latency = c.incumbent_ms;
+      faster = c.faster;
+      return c.challenger_ms;
+    } catch (std::exception const& e) {  // a candidate that cannot run is slow, not the end of the search
+      r.failures.push_back(e.what());
+    }
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+/// The top-k candidates not measured before, measured; the faster than the best join the
+/// queue. On a PairedScreeningRuntime each is measured paired with the best so far (challenge);
+/// otherwise alone, screened against the best's latency, and confirmed by a comparison.
 template <class G, class RuleSet, class CostP, class RuntimeT>
 auto Optimizer<G, RuleSet, CostP, RuntimeT>::measure_top_k(Entry const& cur, std::vector<Candidate<Set>> const& cands, Measured& m,
                                                            OptimizeResult<Set>& r) -> RoundMeasure {
@@ -373,9 +398,16 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::measure_top_k(Entry const& cur, std
       ++round.taken;
       // Screened against the best: a candidate clearly slower cannot change a decision, so
       // it is not timed further (the latency kept for it is then a rough one above the best).
-      double lat = seen->second = measure_or_fail(c.graph, r, m.best.latency);
+      double lat;
+      bool faster;
+      if constexpr (PairedScreeningRuntime<RuntimeT, Set>) {
+        lat = seen->second = challenge(m.best, c.graph, faster, r);
+      } else {
+        lat = seen->second = measure_or_fail(c.graph, r, m.best.latency);
+        faster = confirm_faster(m.best, c.graph, lat, r);
+      }
       round.fastest = std::min(round.fastest, lat);
-      if (confirm_faster(m.best, c.graph, lat, r) && m.offer(Entry{c.graph, lat, cur.trail.then(c.trail)})) round.improved = true;
+      if (faster && m.offer(Entry{c.graph, lat, cur.trail.then(c.trail)})) round.improved = true;
       print_measured("candidate", round.taken, n, lat, m.best);
     }
     if (&c == &cands.front()) round.first_latency = seen->second;
@@ -416,8 +448,13 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::attribute_rules(Entry const& cur, s
       }
     }
     double lat = p.latency;
-    if (p.latency < m.best.latency && m.latency.emplace(structural_hash(p.graph), p.latency).second && confirm_faster(m.best, p.graph, lat, r))
-      round.improved |= m.offer(Entry{p.graph, lat, cur.trail.then(p.trail)});  // a copy-on-write copy
+    bool faster = false;
+    if constexpr (PairedScreeningRuntime<RuntimeT, Set>) {  // paired with the best, as the candidates were
+      if (std::isfinite(p.latency) && m.latency.emplace(structural_hash(p.graph), p.latency).second) lat = challenge(m.best, p.graph, faster, r);
+    } else {
+      faster = p.latency < m.best.latency && m.latency.emplace(structural_hash(p.graph), p.latency).second && confirm_faster(m.best, p.graph, lat, r);
+    }
+    if (faster) round.improved |= m.offer(Entry{p.graph, lat, cur.trail.then(p.trail)});  // a copy-on-write copy
     if (slows) slower.push_back(std::move(p));
   }
   return slower;

@@ -60,7 +60,7 @@ namespace autograph::cpu {
 extern template std::shared_ptr<CpuGraph const> lower<PlacedOps>(Graph<PlacedOps> const&, LowerOptions const&);
 extern template double CpuRuntime::measure<PlacedOps>(Graph<PlacedOps> const&);
 extern template double CpuRuntime::measure<PlacedOps>(Graph<PlacedOps> const&, Schedule const&);
-extern template Comparison CpuRuntime::compare<PlacedOps>(Graph<PlacedOps> const&, Graph<PlacedOps> const&);
+extern template Comparison CpuRuntime::compare<PlacedOps>(Graph<PlacedOps> const&, Graph<PlacedOps> const&, CompareOptions);
 extern template CpuExecutable CpuRuntime::compile<PlacedOps>(Graph<PlacedOps> const&, Schedule const&, ExecOptions);
 #endif
 

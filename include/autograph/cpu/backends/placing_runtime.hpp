@@ -133,9 +133,9 @@ class PlacingCpuRuntime<Backends<B...>, Policy> {
   /// measure(g), stopping once the placed graph is clearly slower than `bound_ms`.
   double screen(Graph<BuiltinOps> const& g, double bound_ms) { return cpu_.screen(placed(g).graph, bound_ms); }
   /// Whether `challenger` placed runs faster than `incumbent` placed beyond noise (interleaved runs).
-  Comparison compare(Graph<BuiltinOps> const& incumbent, Graph<BuiltinOps> const& challenger) {
+  Comparison compare(Graph<BuiltinOps> const& incumbent, Graph<BuiltinOps> const& challenger, CompareOptions options = {}) {
     Graph<PlacedOps> const& a = placed(incumbent).graph;
-    return cpu_.compare(a, placed(challenger).graph);
+    return cpu_.compare(a, placed(challenger).graph, options);
   }
   /// The schedule the placed `g` runs with (under FasterOf, chosen by measuring).
   CpuPlan<PlacedOps> plan(Graph<BuiltinOps> const& g) { return cpu_.plan(placed(g).graph); }
