@@ -9,7 +9,8 @@
 // optimizer itself decides on. Beside it, what the CPU roofline the search ranks candidates by
 // (host_device_spec, nothing fitted) estimates the rewrite to save. Where a search keeps
 // nothing on this machine, this says whether it is the estimate (a rule it believes in that
-// does not pay here) or the measurement (a gain too small to show beyond the noise).
+// does not pay here) or the measurement (a gain too small to show beyond the noise). The first
+// row compares the input with itself: the control, what the noise alone shows.
 #include <autograph/cost/policy.hpp>
 #include <autograph/cpu/runtime.hpp>
 #include <autograph/models/zoo.hpp>
@@ -52,6 +53,8 @@ int main(int argc, char** argv) {
       double base = estimate(g);
       std::printf("\n%s: %zu ops, estimate %.0f\n%-28s %6s %10s %12s %12s %8s %s\n", name.c_str(), g.num_nodes(), base, "rule", "apps",
                   "est. gain", "input ms", "rewritten ms", "lead", "verdict");
+      // The control: the input against a copy of itself, which must not measure faster.
+      probes.insert(probes.begin(), RuleProbe<BuiltinOps>{"(the input itself)", {}, g, {}, 0.0});
       if (together && !only.empty()) {  // the rules one after another, each on the last one's graph
         RuleProbe<BuiltinOps> all{"together", {}, g, {}, 0.0};
         RewriteTrail listed;  // every listed rule, matching the input or not

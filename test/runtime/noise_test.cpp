@@ -1,9 +1,11 @@
 // compare_samples: "faster" only beyond the noise the samples themselves show.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <random>
+#include <utility>
 
 #include "autograph/runtime/noise.hpp"
 
@@ -179,6 +181,61 @@ TEST(InterleavedCompare, ScreeningKeepsARealGainOnADriftingMachine) {
   }
   EXPECT_GE(faster, 18);
   EXPECT_LE(screened_out, 1);
+}
+
+/// A machine whose speed walks: every run moves it by 1% (kept within 0.7-1.4 of nominal), and
+/// each run scatters 2% around it. Both graphs run on the one machine.
+struct WalkingMachine {
+  std::mt19937_64 rng;
+  double level = 1;
+  std::vector<double> runs(double center, std::size_t n) {
+    std::vector<double> v;
+    for (std::size_t i = 0; i < n; ++i) {
+      level = std::clamp(level + std::normal_distribution<double>(0, 0.01)(rng), 0.7, 1.4);
+      v.push_back(center * level * (1 + std::normal_distribution<double>(0, 0.02)(rng)));
+    }
+    return v;
+  }
+};
+
+/// In how many of `trials` walking machines a graph centred on `b` is called faster than one
+/// centred on `a`, in blocks of `block` runs with the first look after 5 a side; and the mean
+/// runs a side it took.
+std::pair<int, double> faster_on_walking_machines(double a_center, double b_center, std::size_t block, std::uint64_t trials) {
+  int faster = 0;
+  double runs = 0;
+  for (std::uint64_t seed = 0; seed < trials; ++seed) {
+    WalkingMachine m{std::mt19937_64(seed)};
+    auto a = [&](std::size_t n) { return m.runs(a_center, n); };
+    auto b = [&](std::size_t n) { return m.runs(b_center, n); };
+    auto c = interleaved_compare(a, b, 50, never, block, CompareOptions{.min_runs = 5});
+    faster += c.faster;
+    runs += static_cast<double>(c.runs) / static_cast<double>(trials);
+  }
+  return {faster, runs};
+}
+
+TEST(InterleavedCompare, BlocksOfOneRunDecideSoonerWhereTheSpeedWalks) {
+  // Runs a run apart see nearly the same machine; blocks of 5 compare runs up to 9 runs apart.
+  auto [one, one_runs] = faster_on_walking_machines(10, 9.5, 1, 200);
+  auto [five, five_runs] = faster_on_walking_machines(10, 9.5, 5, 200);
+  EXPECT_GE(one, 185);  // a 5% gain: 97% of trials (2,000 trials: 1,947)
+  EXPECT_LT(five, one);
+  EXPECT_LT(one_runs, five_runs);
+  EXPECT_LE(faster_on_walking_machines(10, 10, 1, 200).first, 2);  // equal graphs: 0.15% (2,000 trials: 3)
+}
+
+TEST(InterleavedCompare, TheFirstLookWaitsForItsRuns) {
+  // Blocks of one run, the first look after 5 a side: a challenger 5x faster is not called
+  // faster (nor screened) before it has 5 runs.
+  Source a{10, 0.1, std::mt19937_64(39)}, b{2, 0.1, std::mt19937_64(40)};
+  auto c = interleaved_compare(std::ref(a), std::ref(b), 50, never, 1, CompareOptions{.screen = true, .min_runs = 5});
+  EXPECT_TRUE(c.faster);
+  EXPECT_EQ(c.runs, 5u);
+  Source x{10, 0.1, std::mt19937_64(41)}, y{12, 0.1, std::mt19937_64(42)};
+  auto behind = interleaved_compare(std::ref(x), std::ref(y), 50, never, 1, CompareOptions{.screen = true, .min_runs = 5});
+  EXPECT_TRUE(behind.screened_out);
+  EXPECT_EQ(behind.runs, 5u);
 }
 
 TEST(InterleavedCompare, ABudgetOfOneBlockStillComparesSeveralPairs) {

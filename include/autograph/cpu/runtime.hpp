@@ -79,6 +79,16 @@ struct CpuRuntimeOptions {
   int cores = 0;                  // 0: every core this process may run on
   std::uint64_t weight_seed = 0;  // random data for shape-only weights when measuring
   bool channels_last = true;      // keep 4-D tensors channels-last between the kernels that take them (LowerOptions)
+  // Runs per turn of compare()'s interleaved blocks (A B B A A B ...; the first look after 5
+  // runs a side). One: each pair of runs lies a run apart, where this VM's speed moves for
+  // seconds at a time, so the pairs' leads vary less than those of blocks of 5 (runs half a
+  // second apart on Inception-v3). Measured (2026-11-28, 2-core Zen 3 VM, cpu_rule_gain,
+  // two runs each): BatchNorm folding on NASNet-A Mobile decided faster after 12 and 19 runs
+  // a side against 45 and 35 with blocks of 5; the input against itself differed by 0.6-3.2%
+  // against 1.5-7.0%. Simulated (interleaved_compare on a machine whose speed walks 1% a run):
+  // a 5% gain found in 97% of 2,000 trials after 17 runs a side against 88% after 37, equal
+  // graphs called faster in 0.15% of them against 0.05% (noise_test has the machine).
+  int compare_block = 1;
 };
 
 /// One lowered graph, ready to time under many schedules (IOS times every stage it
@@ -160,6 +170,7 @@ class BasicCpuRuntime {
     if (options_.runs < 50) throw Error("CpuRuntime: runs must be at least 50, got " + std::to_string(options_.runs));
     if (options_.warmup < 0) throw Error("CpuRuntime: warmup must be >= 0, got " + std::to_string(options_.warmup));
     if (options_.budget_ms < 0 || !std::isfinite(options_.budget_ms)) throw Error("CpuRuntime: budget_ms must be finite and >= 0");
+    if (options_.compare_block < 1) throw Error("CpuRuntime: compare_block must be at least 1, got " + std::to_string(options_.compare_block));
     options_.cores = cores_;
   }
 
@@ -228,8 +239,8 @@ class BasicCpuRuntime {
     return PreparedCpuGraph(lowered(g, boundary), options_).measure(s);
   }
   /// Whether `challenger` runs faster than `incumbent` beyond noise (runtime/noise.hpp): each
-  /// prepared under its plan, then timed in alternating blocks of 5 runs until the verdict is
-  /// settled or each has `runs` samples. With `options.screen` (a search's candidate), it stops
+  /// prepared under its plan, then timed in alternating blocks (CpuRuntimeOptions::compare_block
+  /// runs, the first look after 5 a side) until the verdict is settled or each has `runs` samples. With `options.screen` (a search's candidate), it stops
   /// once the first pair shows the challenger behind, and under FasterOf a challenger not
   /// raced before runs the incumbent's schedule policy instead of racing both (which would
   /// cost up to twice its runs before the comparison starts): a gain only the other schedule
@@ -399,7 +410,9 @@ class BasicCpuRuntime {
         return e.time(0, static_cast<int>(n));
       };
     };
-    return interleaved_compare(time_of(a), time_of(b), static_cast<std::size_t>(options_.runs), stop, min_runs, options);
+    options.min_runs = std::max(options.min_runs, min_runs);
+    return interleaved_compare(time_of(a), time_of(b), static_cast<std::size_t>(options_.runs), stop,
+                               static_cast<std::size_t>(options_.compare_block), options);
   }
   /// FasterOf: the schedule race_schedules chooses, raced only where the two policies' schedules
   /// differ; each side stops early once clearly slower than `bound_ms` or over its budget, the

@@ -41,6 +41,7 @@ struct Comparison {
 /// runs it saves are most of a round's (one pair instead of up to ten).
 struct CompareOptions {
   bool screen = false;
+  std::size_t min_runs = 0;  // runs a side before the first look (a verdict, a screen, `stop`); 0: one block
 };
 
 namespace detail {
@@ -176,12 +177,16 @@ inline bool clearly_above(std::vector<double> const& samples, double bound_ms, d
 /// (BlockLeads): "faster" needs the lead to stand above the spread between block pairs too,
 /// so it takes at least two pairs (in practice three or more); "not faster" may settle after
 /// one, as before (the incumbent stays: the error that costs a missed gain, not a false one).
-/// The block shrinks so that `max_runs` holds at least three pairs. With `options.screen`, a
-/// challenger behind after the first pair ends it: not faster, screened_out (CompareOptions).
+/// The block shrinks so that `max_runs` holds at least three pairs. The first look comes
+/// once each side has `options.min_runs` runs (or one block). With `options.screen`, a
+/// challenger behind at the first look (its median not below the incumbent's) ends it: not
+/// faster, screened_out (CompareOptions).
 template <class TimeA, class TimeB, class Stop>
 Comparison interleaved_compare(TimeA&& time_a, TimeB&& time_b, std::size_t max_runs, Stop&& stop, std::size_t block = 5,
                                CompareOptions options = {}) {
   block = std::max<std::size_t>(1, std::min(block, max_runs / 3));
+  std::size_t const first_look = std::min(max_runs, std::max(block, options.min_runs));
+  bool looked = false;
   std::vector<double> a, b;
   BlockLeads pairs;
   auto verdict = [&] {
@@ -204,12 +209,14 @@ Comparison interleaved_compare(TimeA&& time_a, TimeB&& time_b, std::size_t max_r
     pairs.leads.push_back(detail::median_of(ta) - detail::median_of(tb));
     a.insert(a.end(), ta.begin(), ta.end());
     b.insert(b.end(), tb.begin(), tb.end());
-    if (options.screen && pairs.leads.size() == 1 && !(pairs.leads[0] > 0)) {
+    if (a.size() < first_look) continue;  // (first_look <= max_runs)
+    if (options.screen && !looked && !(detail::median_of(a) > detail::median_of(b))) {
       Comparison c = verdict();
       c.faster = false;
       c.screened_out = true;
       return c;
     }
+    looked = true;
     if (a.size() >= max_runs) break;
     Verdict v = settled_verdict(a, b);
     if (v == Verdict::not_faster || stop(a, b)) break;
