@@ -203,9 +203,9 @@ class Optimizer {
   /// win beyond the noise margin; the latencies are updated to the re-measured medians.
   bool confirm_faster(Entry& incumbent, Graph<Set> const& challenger, double& latency, OptimizeResult<Set>& r);
   /// A PairedScreeningRuntime's measurement of a candidate: `challenger` timed interleaved
-  /// with the incumbent, screened out after one pair of blocks when behind, otherwise decided
-  /// beyond noise (`faster`). Returns its median (infinity when it cannot run, the reason kept
-  /// in r.failures); the incumbent's latency becomes its median of the same runs.
+  /// with the incumbent, screened out at the first look when behind, otherwise decided beyond
+  /// noise (`faster`). Returns its median (infinity when it cannot run, the reason kept in
+  /// r.failures); the incumbent's latency becomes its median of the same runs.
   double challenge(Entry& incumbent, Graph<Set> const& challenger, bool& faster, OptimizeResult<Set>& r);
   void leave_out(std::vector<RuleProbe<Set>> const& slower, OptimizeResult<Set>& r);
   void print_round(std::size_t round, std::vector<Candidate<Set>> const& cands, Entry const& cur, RoundMeasure const& measure, Measured const& m,
@@ -368,7 +368,6 @@ bool Optimizer<G, RuleSet, CostP, RuntimeT>::confirm_faster(Entry& incumbent, Gr
 template <class G, class RuleSet, class CostP, class RuntimeT>
 double Optimizer<G, RuleSet, CostP, RuntimeT>::challenge(Entry& incumbent, Graph<Set> const& challenger, bool& faster, OptimizeResult<Set>& r) {
   faster = false;
-  ++r.measured;
   if constexpr (PairedScreeningRuntime<RuntimeT, Set>) {
     try {
       Comparison c = runtime_.compare(incumbent.graph, challenger, CompareOptions{.screen = true});
@@ -397,10 +396,11 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::measure_top_k(Entry const& cur, std
     if (fresh) {
       ++round.taken;
       // Screened against the best: a candidate clearly slower cannot change a decision, so
-      // it is not timed further (the latency kept for it is then a rough one above the best).
+      // it is not timed further (the latency kept for it is then a rough one, above the best's).
       double lat;
       bool faster;
       if constexpr (PairedScreeningRuntime<RuntimeT, Set>) {
+        ++r.measured;
         lat = seen->second = challenge(m.best, c.graph, faster, r);
       } else {
         lat = seen->second = measure_or_fail(c.graph, r, m.best.latency);
