@@ -57,12 +57,13 @@ int main(int argc, char** argv) {
       probes.insert(probes.begin(), RuleProbe<BuiltinOps>{"(the input itself)", {}, g, {}, 0.0});
       if (together && !only.empty()) {  // the rules one after another, each on the last one's graph
         RuleProbe<BuiltinOps> all{"together", {}, g, {}, 0.0};
-        RewriteTrail listed;  // every listed rule, matching the input or not
-        for (RuleId i = 0; i < engine.size(); ++i)
-          if (std::ranges::count(only, engine.name(i))) listed = listed.then(i);
-        for (auto const& rule : only)
-          for (auto& p : probe_rules(engine, all.graph, listed, [](Graph<> const&) { return 0.0; }))
-            if (p.rule == rule) all = RuleProbe<BuiltinOps>{"together", {}, std::move(p.graph), all.trail.then(p.trail), 0.0};
+        for (auto const& rule : only) {
+          RewriteTrail just;  // this rule alone (probe_rules probes every rule its trail names)
+          for (RuleId i = 0; i < engine.size(); ++i)
+            if (engine.name(i) == rule) just = just.then(i);
+          for (auto& p : probe_rules(engine, all.graph, just, [](Graph<> const&) { return 0.0; }))
+            all = RuleProbe<BuiltinOps>{"together", {}, std::move(p.graph), all.trail.then(p.trail), 0.0};
+        }
         probes.push_back(std::move(all));
       }
       for (auto const& p : probes) {

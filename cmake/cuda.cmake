@@ -50,7 +50,7 @@ target_compile_options(autograph_cuda PRIVATE
 if(AUTOGRAPH_BUILD_BENCHMARKS)
   find_package(CLI11 REQUIRED CONFIG)
   add_executable(gpu_bench ${PROJECT_SOURCE_DIR}/benchmark/gpu_bench.cpp)
-  target_link_libraries(gpu_bench PRIVATE autograph::cuda autograph_project_options CLI11::CLI11)
+  target_link_libraries(gpu_bench PRIVATE autograph::cuda autograph::defaults autograph_project_options CLI11::CLI11)
   # The GPU placement benchmark (issue 17): the CUDA runtime's backends, placed by measurement.
   add_executable(gpu_place ${PROJECT_SOURCE_DIR}/benchmark/gpu_place.cpp)
   target_link_libraries(gpu_place PRIVATE autograph::cuda autograph::defaults autograph_project_options CLI11::CLI11)

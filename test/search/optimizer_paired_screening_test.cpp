@@ -54,5 +54,20 @@ TEST(OptimizerOnAPairedScreeningRuntime, ACandidateThatCannotRunIsSlowNotFatal) 
   EXPECT_EQ(r.latency_ms, static_cast<double>(g.num_nodes()));
 }
 
+TEST(OptimizerOnAPairedScreeningRuntime, LeavesOutARuleSlowerInRunsPairedWithTheGraphItCameFrom) {
+  // The input was timed alone in a slow stretch, twice its paired latency: set beside that
+  // figure, the fused candidate looked faster than the graph it came from, so the rule was
+  // never checked. Paired with it, it is slower, and the rule's probe (timed paired too, never
+  // alone) is slower beyond noise: the rule is left out.
+  Graph<> g = conv_relu_chain();
+  PairedScriptedRuntime rt;
+  rt.fusion_slows_after_a_slow_start = true;
+  auto r = PairedScriptedOptimizer(rt, {.partition = false}).optimize(g);
+  EXPECT_TRUE(r.rewrites.empty());
+  EXPECT_EQ(r.graph.num_nodes(), g.num_nodes());
+  EXPECT_EQ(r.left_out, std::vector<std::string>{"fuse-conv-relu"});
+  EXPECT_EQ(rt.log->measures, 1) << "only the input is timed alone";
+}
+
 }  // namespace paired_screening_test
 }  // namespace autograph

@@ -11,7 +11,9 @@
 // `copies` independent copies of it on one stream (each kernel alone, with every core) are
 // each timed as a run (median of the runtime's runs); the time is (T(copies) - T(1)) /
 // (copies - 1). That cancels the fixed cost of a run (waking nothing, copying nothing) and
-// keeps each kernel's own dispatch, which is what a kernel costs inside a model.
+// keeps each kernel's own dispatch, which is what a kernel costs inside a model. Each copy's
+// inputs and outputs are channels-last where the kernel takes and gives that layout, as in a
+// model (ProfileOptions::boundary).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -39,6 +41,13 @@ struct ProfileOptions {
   // average of 5.5, SqueezeNet's median-based profile summed to 51 ms where the whole model ran
   // in 20-30 ms).
   bool fastest = false;
+  // The kernels' 4-D inputs and outputs channels-last where they take and give that layout, as
+  // their neighbours leave them in a model (the runtime keeps such tensors channels-last from
+  // kernel to kernel), not plain with a reorder in and out of every copy. Measured on the 2-core
+  // Zen 3 VM (2026-11-29, benchmark/cpu_op_profile): timed plain, Inception-v3's 14 pooling
+  // kernels summed to 74.5 ms and all of its kernels to 206 ms, twice its whole run on one
+  // stream (103 ms). The placement's groups are timed the same way (cpu/backends/place.hpp).
+  BoundaryChannelsLast boundary{.inputs = true, .outputs = true};
   std::function<void(std::size_t done, std::size_t total, std::string const& signature)> progress = {};
 };
 
@@ -54,6 +63,7 @@ struct ProfileResult {
   std::string date;  // UTC, ISO 8601
   int warmup = 0, runs = 0, copies = 0;
   bool fastest = false;  // each T the fastest run (ProfileOptions::fastest), else the median
+  BoundaryChannelsLast boundary;  // ProfileOptions::boundary
   std::vector<ProfileEntry> entries;
 
   CostTable table() const {
@@ -72,7 +82,8 @@ struct ProfileResult {
                      {"runs", runs},
                      {"copies", copies},
                      {"method", std::string("marginal time of one kernel in a run on the CPU runtime, alone with every core: "
-                                            "(T(copies) - T(1)) / (copies - 1), each T the ") +
+                                            "(T(copies) - T(1)) / (copies - 1), inputs ") + (boundary.inputs ? "channels-last where the kernel takes them" : "plain") +
+                                    ", outputs " + (boundary.outputs ? "channels-last where the kernel gives them" : "plain") + ", each T the " +
                                     (fastest ? "fastest" : "median") + " of the runs"},
                      {"occurrences", occurrences}};
     return j.dump(indent);
@@ -87,8 +98,10 @@ double measure_signature(AnyOp const& op, std::span<TensorDesc const> in, BasicC
   auto time_copies = [&](int copies) {
     Graph<Set> h = copies_graph<Set>(op, in, copies);
     Schedule s = schedule::sequential(KernelDag(h));
-    if (!o.fastest) return cpu.measure(h, s);
-    auto samples = cpu.prepare(h).samples(s);
+    if (!o.fastest) return cpu.measure(h, s, o.boundary);
+    auto const& c = cpu.options();
+    auto lowered = lower(h, LowerOptions{.random_weights = c.weight_seed, .channels_last = c.channels_last, .boundary = o.boundary});
+    auto samples = PreparedCpuGraph(std::move(lowered), c).samples(s);
     return *std::ranges::min_element(samples);
   };
   double one = time_copies(1), many = time_copies(o.copies);
@@ -107,6 +120,7 @@ ProfileResult profile(std::span<Graph<Set> const> graphs, BasicCpuRuntime<Policy
   r.runs = cpu.options().runs;
   r.copies = o.copies;
   r.fastest = o.fastest;
+  r.boundary = o.boundary;
   struct Kernel {
     Graph<Set> const* g;
     NodeId id;

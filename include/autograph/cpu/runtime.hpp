@@ -240,8 +240,9 @@ class BasicCpuRuntime {
   }
   /// Whether `challenger` runs faster than `incumbent` beyond noise (runtime/noise.hpp): each
   /// prepared under its plan, then timed in alternating blocks (CpuRuntimeOptions::compare_block
-  /// runs, the first look after 5 a side) until the verdict is settled or each has `runs` samples. With `options.screen` (a search's candidate), it stops
-  /// once the first pair shows the challenger behind, and under FasterOf a challenger not
+  /// runs, the first look after 5 a side) until the verdict is settled or each has `runs`
+  /// samples. With `options.screen` (a search's candidate), it stops at the first look (5 runs
+  /// a side) when the challenger is behind there, and under FasterOf a challenger not
   /// raced before runs the incumbent's schedule policy instead of racing both (which would
   /// cost up to twice its runs before the comparison starts): a gain only the other schedule
   /// has is missed, none is credited falsely. A graph that fails to run counts as infinitely slow. The incumbent's

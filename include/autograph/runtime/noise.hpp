@@ -29,16 +29,16 @@ struct Comparison {
   double margin_ms = 0;      // how much lower the challenger's median must be to count as faster
   bool faster = false;       // the challenger is faster beyond the margin
   std::size_t runs = 0;      // timed runs per side behind the medians (interleaved_compare may stop early)
-  bool screened_out = false; // a screening comparison stopped after its first pair of blocks: the challenger was behind
+  bool screened_out = false; // a screening comparison stopped at its first look: the challenger was behind
 };
 
 /// How a comparison is used. `screen`: the challenger is one of a search's many candidates,
 /// most of them no faster, and the comparison is how each is first measured: one behind the
-/// incumbent in the first pair of interleaved blocks (its block's median not below the
-/// incumbent's) is "not faster" there and then. A challenger truly faster by a margin the full
-/// comparison could show loses such a pair only when the machine slowed down between the two
-/// blocks by more than that margin; the error costs a missed gain, never a false one, and the
-/// runs it saves are most of a round's (one pair instead of up to ten).
+/// incumbent at the first look (after max(block, min_runs) interleaved runs a side, its median
+/// not below the incumbent's) is "not faster" there and then. A challenger truly faster by a
+/// margin the full comparison could show is behind there only when the machine slowed down
+/// during its runs by more than that margin; the error costs a missed gain, never a false one,
+/// and the runs it saves are most of a comparison's (5 a side instead of up to 50 on the CPU).
 struct CompareOptions {
   bool screen = false;
   std::size_t min_runs = 0;  // runs a side before the first look (a verdict, a screen, `stop`); 0: one block

@@ -174,6 +174,10 @@ class Optimizer {
     std::size_t taken = 0;  // candidates measured
     double fastest = std::numeric_limits<double>::infinity();
     double first_latency = std::numeric_limits<double>::quiet_NaN();  // of the best-estimated candidate
+    // The expanded graph's median in the same interleaved runs as the first candidate's, where
+    // a PairedScreeningRuntime timed the two together (NaN otherwise): on a machine whose speed
+    // moves, the only latency of it the first candidate's may be compared with.
+    double first_paired_with = std::numeric_limits<double>::quiet_NaN();
   };
 
   std::vector<Candidate<Set>> candidates(Graph<Set> const& g, std::size_t& explored, Clock::time_point t0, RuleStatsRecorder& stats);
@@ -204,9 +208,9 @@ class Optimizer {
   bool confirm_faster(Entry& incumbent, Graph<Set> const& challenger, double& latency, OptimizeResult<Set>& r);
   /// A PairedScreeningRuntime's measurement of a candidate: `challenger` timed interleaved
   /// with the incumbent, screened out at the first look when behind, otherwise decided beyond
-  /// noise (`faster`). Returns its median (infinity when it cannot run, the reason kept in
-  /// r.failures); the incumbent's latency becomes its median of the same runs.
-  double challenge(Entry& incumbent, Graph<Set> const& challenger, bool& faster, OptimizeResult<Set>& r);
+  /// noise (`faster`). Returns the comparison (a challenger that cannot run: infinitely slow,
+  /// the reason kept in r.failures); the incumbent's latency becomes its median of the same runs.
+  Comparison challenge(Entry& incumbent, Graph<Set> const& challenger, OptimizeResult<Set>& r);
   void leave_out(std::vector<RuleProbe<Set>> const& slower, OptimizeResult<Set>& r);
   void print_round(std::size_t round, std::vector<Candidate<Set>> const& cands, Entry const& cur, RoundMeasure const& measure, Measured const& m,
                    Clock::time_point t0) const;
@@ -366,20 +370,19 @@ bool Optimizer<G, RuleSet, CostP, RuntimeT>::confirm_faster(Entry& incumbent, Gr
 }
 
 template <class G, class RuleSet, class CostP, class RuntimeT>
-double Optimizer<G, RuleSet, CostP, RuntimeT>::challenge(Entry& incumbent, Graph<Set> const& challenger, bool& faster, OptimizeResult<Set>& r) {
-  faster = false;
+Comparison Optimizer<G, RuleSet, CostP, RuntimeT>::challenge(Entry& incumbent, Graph<Set> const& challenger, OptimizeResult<Set>& r) {
   if constexpr (PairedScreeningRuntime<RuntimeT, Set>) {
+    ++r.measured;
     try {
       Comparison c = runtime_.compare(incumbent.graph, challenger, CompareOptions{.screen = true});
       ++r.comparisons;
       incumbent.latency = c.incumbent_ms;
-      faster = c.faster;
-      return c.challenger_ms;
+      return c;
     } catch (std::exception const& e) {  // a candidate that cannot run is slow, not the end of the search
       r.failures.push_back(e.what());
     }
   }
-  return std::numeric_limits<double>::infinity();
+  return Comparison{.incumbent_ms = incumbent.latency, .challenger_ms = std::numeric_limits<double>::infinity()};
 }
 
 /// The top-k candidates not measured before, measured; the faster than the best join the
@@ -400,8 +403,11 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::measure_top_k(Entry const& cur, std
       double lat;
       bool faster;
       if constexpr (PairedScreeningRuntime<RuntimeT, Set>) {
-        ++r.measured;
-        lat = seen->second = challenge(m.best, c.graph, faster, r);
+        bool const with_cur = &c == &cands.front() && structural_hash(m.best.graph) == structural_hash(cur.graph);
+        Comparison pair = challenge(m.best, c.graph, r);
+        lat = seen->second = pair.challenger_ms;
+        faster = pair.faster;
+        if (with_cur) round.first_paired_with = pair.incumbent_ms;
       } else {
         lat = seen->second = measure_or_fail(c.graph, r, m.best.latency);
         faster = confirm_faster(m.best, c.graph, lat, r);
@@ -424,19 +430,46 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::attribute_rules(Entry const& cur, s
     -> std::vector<RuleProbe<Set>> {
   std::vector<RuleProbe<Set>> slower;
   if (!options_.attribute_rules || cands.empty()) return slower;
-  bool disagree = !(round.first_latency < cur.latency);
+  // Where the expanded graph was timed together with the first candidate, their medians of
+  // those runs decide; its latency from an earlier measurement may come from another speed
+  // of the machine.
+  bool const disagree = std::isnan(round.first_paired_with) ? !(round.first_latency < cur.latency)
+                                                            : !(round.first_latency < round.first_paired_with);
+  constexpr bool paired = PairedScreeningRuntime<RuntimeT, Set>;
   // Past the time limit a probe is not measured (NaN: neither slower nor faster than anything).
+  // On a PairedScreeningRuntime it is measured below, paired with the best as the candidates
+  // were (0 marks it to be): timed alone first, its runs would be thrown away.
   auto probe_measure = [&](Graph<Set> const& h) {
-    return out_of_time() ? std::numeric_limits<double>::quiet_NaN() : measure_or_fail(h, r);
+    if (out_of_time()) return std::numeric_limits<double>::quiet_NaN();
+    return paired ? 0.0 : measure_or_fail(h, r);
   };
   auto probes = probe_rules(engine_, cur.graph, cands[0].trail, probe_measure,
                             RuleProbeOptions{.left_out = left_out_, .rewrite = search_rewrites, .stats = &stats});
+  std::uint64_t const cur_hash = structural_hash(cur.graph);
+  // cur's latency to set a probe's beside: of the last runs paired with it where there were any.
+  double cur_ms = std::isnan(round.first_paired_with) ? cur.latency : round.first_paired_with;
   for (auto& p : probes) {
     if (std::isnan(p.latency) || out_of_time()) continue;
+    bool faster = false;
+    double offer_ms = p.latency;  // p's latency should it be the best
+    if constexpr (paired) {
+      auto [seen, fresh] = m.latency.emplace(structural_hash(p.graph), 0.0);
+      if (fresh) {
+        bool const with_cur = structural_hash(m.best.graph) == cur_hash;
+        Comparison pair = challenge(m.best, p.graph, r);
+        seen->second = pair.challenger_ms;
+        faster = pair.faster;
+        if (with_cur) cur_ms = pair.incumbent_ms;
+      }
+      offer_ms = p.latency = seen->second;
+    } else {
+      faster = p.latency < m.best.latency && m.latency.emplace(structural_hash(p.graph), p.latency).second &&
+               confirm_faster(m.best, p.graph, offer_ms, r);
+    }
     round.fastest = std::min(round.fastest, p.latency);
     // Slower alone: by more than 0.1% on a simulator; on a measuring runtime, the graph without
     // the rule must win a noise-aware re-measurement against the graph with it.
-    bool slows = disagree && p.latency > cur.latency * (1 + 1e-3);
+    bool slows = disagree && p.latency > cur_ms * (1 + 1e-3);
     if constexpr (ComparingRuntime<RuntimeT, Set>) {
       if (slows && std::isfinite(p.latency)) {
         try {
@@ -447,14 +480,7 @@ auto Optimizer<G, RuleSet, CostP, RuntimeT>::attribute_rules(Entry const& cur, s
         }
       }
     }
-    double lat = p.latency;
-    bool faster = false;
-    if constexpr (PairedScreeningRuntime<RuntimeT, Set>) {  // paired with the best, as the candidates were
-      if (std::isfinite(p.latency) && m.latency.emplace(structural_hash(p.graph), p.latency).second) lat = challenge(m.best, p.graph, faster, r);
-    } else {
-      faster = p.latency < m.best.latency && m.latency.emplace(structural_hash(p.graph), p.latency).second && confirm_faster(m.best, p.graph, lat, r);
-    }
-    if (faster) round.improved |= m.offer(Entry{p.graph, lat, cur.trail.then(p.trail)});  // a copy-on-write copy
+    if (faster) round.improved |= m.offer(Entry{p.graph, offer_ms, cur.trail.then(p.trail)});  // a copy-on-write copy
     if (slows) slower.push_back(std::move(p));
   }
   return slower;
