@@ -56,6 +56,36 @@ TEST(CpuProfiler, FastestRunsGiveTimesAndTheTableSaysSo) {
   auto meta = nlohmann::json::parse(r.to_json())["measured"];
   EXPECT_NE(meta["method"].get<std::string>().find("each T the fastest of the runs"), std::string::npos) << meta["method"];
   EXPECT_NE(nlohmann::json::parse(profile(g, cpu).to_json())["measured"]["method"].get<std::string>().find("each T the median"), std::string::npos);
+  // Kernels are timed as the model runs them: channels-last between neighbours that keep it.
+  EXPECT_NE(meta["method"].get<std::string>().find("inputs channels-last where the kernel takes them"), std::string::npos) << meta["method"];
+  auto plain = nlohmann::json::parse(profile(g, cpu, {.boundary = {}}).to_json())["measured"]["method"].get<std::string>();
+  EXPECT_NE(plain.find("inputs plain, outputs plain"), std::string::npos) << plain;
+}
+
+// A profiled copy reads the model's weights as weights (constants a runtime prepares once),
+// its activations as graph inputs.
+TEST(CpuProfiler, TheCopiesReadTheModelsWeightsAsWeights) {
+  GraphBuilder<> b;
+  Value x = b.input("x", {1, 8, 16, 16});
+  Graph<> g = std::move(b).build({b.conv2d(x, 4, {3, 3})});
+  NodeId conv = g.outputs()[0].node;
+  auto in = input_descs(g, conv);
+  std::vector<char> constant;
+  for (Value v : g[conv].inputs) constant.push_back(g[v.node].op.is<Weight>());
+  ASSERT_EQ(constant, (std::vector<char>{0, 1}));
+  Graph<> h = copies_graph<BuiltinOps>(g[conv].op, in, 3, constant);
+  std::size_t inputs = 0, weights = 0, convs = 0;
+  for (NodeId id : h.node_ids()) {
+    inputs += h[id].op.is<Input>();
+    weights += h[id].op.is<Weight>();
+    convs += h[id].op.is<Conv2D>();
+  }
+  EXPECT_EQ(inputs, 1u);
+  EXPECT_EQ(weights, 1u);
+  EXPECT_EQ(convs, 3u);
+  EXPECT_EQ(h.outputs().size(), 3u);
+  Graph<> all_inputs = copies_graph<BuiltinOps>(g[conv].op, in, 3);  // no flags: every input a graph input (the CUDA profiler's)
+  EXPECT_EQ(all_inputs.inputs().size(), 2u);
 }
 
 }  // namespace

@@ -11,9 +11,10 @@
 // `copies` independent copies of it on one stream (each kernel alone, with every core) are
 // each timed as a run (median of the runtime's runs); the time is (T(copies) - T(1)) /
 // (copies - 1). That cancels the fixed cost of a run (waking nothing, copying nothing) and
-// keeps each kernel's own dispatch, which is what a kernel costs inside a model. Each copy's
-// inputs and outputs are channels-last where the kernel takes and gives that layout, as in a
-// model (ProfileOptions::boundary).
+// keeps each kernel's own dispatch, which is what a kernel costs inside a model. As in a model,
+// each copy's inputs and outputs are channels-last where the kernel takes and gives that layout
+// (ProfileOptions::boundary), and it reads the model's weights as weights, which the runtime
+// prepares once, not as inputs it would take as they come on every run.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -92,11 +93,13 @@ struct ProfileResult {
 
 
 /// Microseconds one kernel of `op` on inputs `in` costs in a run (see the header comment).
+/// `constant[i]`: input i is a weight (a Weight in the model), which the copies read as one too.
 template <class Set, class Policy>
-double measure_signature(AnyOp const& op, std::span<TensorDesc const> in, BasicCpuRuntime<Policy>& cpu, ProfileOptions const& o = {}) {
+double measure_signature(AnyOp const& op, std::span<TensorDesc const> in, BasicCpuRuntime<Policy>& cpu, ProfileOptions const& o = {},
+                         std::span<char const> constant = {}) {
   if (o.copies < 2) throw Error("profile: copies must be at least 2, got " + std::to_string(o.copies));
   auto time_copies = [&](int copies) {
-    Graph<Set> h = copies_graph<Set>(op, in, copies);
+    Graph<Set> h = copies_graph<Set>(op, in, copies, constant);
     Schedule s = schedule::sequential(KernelDag(h));
     if (!o.fastest) return cpu.measure(h, s, o.boundary);
     auto const& c = cpu.options();
@@ -145,8 +148,10 @@ ProfileResult profile(std::span<Graph<Set> const> graphs, BasicCpuRuntime<Policy
     auto const& [g, id] = pending[i];
     if (o.progress) o.progress(i, pending.size(), r.entries[i].signature);
     auto in = input_descs(*g, id);
+    std::vector<char> constant;  // which inputs are the model's weights
+    for (Value v : (*g)[id].inputs) constant.push_back((*g)[v.node].op.template is<Weight>());
     try {
-      r.entries[i].us = measure_signature<Set>((*g)[id].op, in, cpu, o);
+      r.entries[i].us = measure_signature<Set>((*g)[id].op, in, cpu, o, constant);
     } catch (Error const& e) {
       throw ExecutionError("profiling " + g->label(id) + " (" + r.entries[i].signature + "): " + e.what());
     }

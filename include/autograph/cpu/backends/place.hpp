@@ -51,6 +51,7 @@
 #include "autograph/placement/op_level_dp.hpp"
 #include "autograph/placement/pattern_generator.hpp"
 #include "autograph/placement/placed_graph.hpp"
+#include "autograph/runtime/profiling.hpp"
 #include "autograph/schedule/sequential.hpp"
 
 namespace autograph::cpu {
@@ -168,29 +169,12 @@ Graph<PlacedOps> placed_graph(Backends<B...>, Graph<BuiltinOps> const& g, placem
 
 namespace detail {
 
-/// `op` reading `in` (`constant[i]`: a weight), `k` independent copies of it.
-inline Graph<PlacedOps> copies_graph(AnyOp const& op, std::vector<TensorDesc> const& in, std::vector<char> const& constant, int k) {
-  Graph<PlacedOps> h;
-  std::vector<Value> ins;
-  for (std::size_t i = 0; i < in.size(); ++i) {
-    AnyOp src = constant[i] ? AnyOp{Weight{.desc = in[i], .id = i + 1}} : AnyOp{Input{in[i], "in" + std::to_string(i)}};
-    ins.push_back(Value{h.add(std::move(src), std::span<Value const>{}), 0});
-  }
-  std::vector<Value> outs;
-  for (int c = 0; c < k; ++c) {
-    NodeId n = h.add(op, std::span<Value const>(ins));
-    for (std::uint32_t port = 0; port < h[n].outputs.size(); ++port) outs.push_back({n, port});
-  }
-  h.set_outputs(std::move(outs));
-  return h;
-}
-
 /// Microseconds one more kernel of `op` costs in a run: (T(copies) - T(1)) / (copies - 1).
 template <class Policy>
 double marginal_us(AnyOp const& op, std::vector<TensorDesc> const& in, std::vector<char> const& constant, BasicCpuRuntime<Policy>& cpu, int copies,
                    BoundaryChannelsLast boundary) {
   auto time = [&](int k) {
-    Graph<PlacedOps> h = copies_graph(op, in, constant, k);
+    Graph<PlacedOps> h = copies_graph<PlacedOps>(op, in, k, constant);
     return cpu.measure(h, schedule::sequential(KernelDag(h)), boundary);
   };
   double one = time(1), many = time(copies);
