@@ -22,12 +22,14 @@ using test::matches;
 struct Mixed {
   Graph<> graph;
   Value conv_out, relu_out, reshaped_in, pooled, output;
+  Value norm_to_plain, norm_from_plain;  // BatchNorms across layouts: NHWC in and plain out, the reverse
 };
 
 /// Every kernel that takes channels-last, beside readers that do not: a conv whose output a
 /// ReLU reads (both NHWC) and a Reshape views (so it stays plain), a pool feeding a batch norm,
 /// a binary of an NHWC and a plain operand, an Erf (our own loop: plain only), a sigmoid from a
-/// plain input to an NHWC output, and a Concat.
+/// plain input to an NHWC output, a Concat, and batch norms from NHWC to plain (a graph output)
+/// and from plain to NHWC (a convolution reads it).
 Mixed mixed_layouts() {
   GraphBuilder<> b;
   Value x = b.input("x", {1, 8, 10, 10});
@@ -44,9 +46,12 @@ Mixed mixed_layouts() {
   Value from_plain = b.avg_pool(b.sigmoid(e), {2, 2}, {.stride = {2, 2}});  // the sigmoid: plain in, NHWC out
   Value cat = b.concat({avg, b.max_pool(b.relu(c2), {2, 2}, {.stride = {2, 2}}), from_plain});
   Value out = b.conv2d(cat, 4, {1, 1});
-  Graph<> g = std::move(b).build({out, flat});
+  Value norm_to_plain = b.batch_norm(r1);
+  Value norm_from_plain = b.batch_norm(e);
+  Value after = b.conv2d(norm_from_plain, 4, {1, 1});
+  Graph<> g = std::move(b).build({out, flat, norm_to_plain, after});
   fill_random_weights(g, 3);
-  return {std::move(g), c1, r1, viewed, pooled, out};
+  return {std::move(g), c1, r1, viewed, pooled, out, norm_to_plain, norm_from_plain};
 }
 
 TEST(ChannelsLast, KeepsNhwcOnlyBetweenKernelsThatTakeIt) {
@@ -58,6 +63,8 @@ TEST(ChannelsLast, KeepsNhwcOnlyBetweenKernelsThatTakeIt) {
   EXPECT_EQ(layout(m.pooled), Layout::channels_last);    // pool -> batch norm
   EXPECT_EQ(layout(m.reshaped_in), Layout::plain);       // a Reshape views it
   EXPECT_EQ(layout(m.output), Layout::plain);            // graph outputs are plain
+  EXPECT_EQ(layout(m.norm_to_plain), Layout::plain);     // a graph output, from an NHWC input
+  EXPECT_EQ(layout(m.norm_from_plain), Layout::channels_last);  // from the Erf's plain output to a conv
   EXPECT_EQ(cg->layouts[cg->inputs[0].value], Layout::plain);
 
   auto off = lower(m.graph, {.channels_last = false});

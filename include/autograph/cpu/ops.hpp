@@ -2,11 +2,12 @@
 // The CPU kernels of the built-in operators, compiled once into the autograph_cpu library
 // (src/cpu/): oneDNN primitives wherever oneDNN has the operator — convolution (with bias and
 // the fused activation as post-ops), deconvolution, matmul, pooling, eltwise, binary,
-// softmax, layer and batch normalisation, reduction, and reorders for the data movement ops
+// softmax, layer normalisation, reduction, and reorders for the data movement ops
 // (Concat, Split, Transpose, Slice, Pad, Enlarge) — and our own loops where oneDNN has nothing
 // that computes what the reference kernels compute (Pow, Erf, Reciprocal, binaries that
 // broadcast both operands or the first of Sub/Div, Resize, ceil-mode average pooling that
-// counts the padding past the end). AddLayerNorm is oneDNN's binary add then its layer
+// counts the padding past the end), and BatchNorm, our per-channel affine loop in any layout
+// (oneDNN 2.6.3 runs a channels-last one in generic C++ unless C is a multiple of 8). AddLayerNorm is oneDNN's binary add then its layer
 // normalisation; Conv2DEpilogue and MatMulEpilogue one oneDNN primitive with post-ops.
 // FusedAttention is our tiled kernel (cpu/tuned/attention.hpp) in the
 // configuration tuned for the shape on this CPU, when a tuning log is in use
