@@ -23,13 +23,14 @@ struct Mixed {
   Graph<> graph;
   Value conv_out, relu_out, reshaped_in, pooled, output;
   Value norm_to_plain, norm_from_plain;  // BatchNorms across layouts: NHWC in and plain out, the reverse
+  Value strided_to_plain, strided_from_plain;  // the same for 1x1 poolings of stride 2 (a strided copy)
 };
 
 /// Every kernel that takes channels-last, beside readers that do not: a conv whose output a
 /// ReLU reads (both NHWC) and a Reshape views (so it stays plain), a pool feeding a batch norm,
 /// a binary of an NHWC and a plain operand, an Erf (our own loop: plain only), a sigmoid from a
 /// plain input to an NHWC output, a Concat, and batch norms from NHWC to plain (a graph output)
-/// and from plain to NHWC (a convolution reads it).
+/// and from plain to NHWC (a convolution reads it), and 1x1 poolings of stride 2 likewise.
 Mixed mixed_layouts() {
   GraphBuilder<> b;
   Value x = b.input("x", {1, 8, 10, 10});
@@ -49,9 +50,12 @@ Mixed mixed_layouts() {
   Value norm_to_plain = b.batch_norm(r1);
   Value norm_from_plain = b.batch_norm(e);
   Value after = b.conv2d(norm_from_plain, 4, {1, 1});
-  Graph<> g = std::move(b).build({out, flat, norm_to_plain, after});
+  Value strided_to_plain = b.avg_pool(r1, {1, 1}, {.stride = {2, 2}});
+  Value strided_from_plain = b.max_pool(e, {1, 1}, {.stride = {2, 2}});
+  Value after_strided = b.conv2d(strided_from_plain, 4, {1, 1});
+  Graph<> g = std::move(b).build({out, flat, norm_to_plain, after, strided_to_plain, after_strided});
   fill_random_weights(g, 3);
-  return {std::move(g), c1, r1, viewed, pooled, out, norm_to_plain, norm_from_plain};
+  return {std::move(g), c1, r1, viewed, pooled, out, norm_to_plain, norm_from_plain, strided_to_plain, strided_from_plain};
 }
 
 TEST(ChannelsLast, KeepsNhwcOnlyBetweenKernelsThatTakeIt) {
@@ -65,6 +69,8 @@ TEST(ChannelsLast, KeepsNhwcOnlyBetweenKernelsThatTakeIt) {
   EXPECT_EQ(layout(m.output), Layout::plain);            // graph outputs are plain
   EXPECT_EQ(layout(m.norm_to_plain), Layout::plain);     // a graph output, from an NHWC input
   EXPECT_EQ(layout(m.norm_from_plain), Layout::channels_last);  // from the Erf's plain output to a conv
+  EXPECT_EQ(layout(m.strided_to_plain), Layout::plain);
+  EXPECT_EQ(layout(m.strided_from_plain), Layout::channels_last);
   EXPECT_EQ(cg->layouts[cg->inputs[0].value], Layout::plain);
 
   auto off = lower(m.graph, {.channels_last = false});

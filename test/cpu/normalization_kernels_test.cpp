@@ -44,6 +44,8 @@ TEST(CpuPool2D, MaxAndAverageModes) {
         expect_matches(pool(kind, {3, 3}, {2, 2}, {1, 1, 1, 1}, include_pad, ceil), {x});
         expect_matches(pool(kind, {2, 3}, {2, 3}, {0, 1, 1, 0}, include_pad, ceil), {x});
         expect_matches(pool(kind, {3, 3}, {1, 1}, {1, 1, 1, 1}, include_pad, ceil), {x});
+        expect_matches(pool(kind, {1, 1}, {2, 2}, {0, 0, 0, 0}, include_pad, ceil), {x});  // our strided copy
+        expect_matches(pool(kind, {1, 1}, {2, 3}, {0, 0, 0, 0}, include_pad, ceil), {x});
       }
 }
 TEST(CpuPool2D, Global) {
