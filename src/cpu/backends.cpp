@@ -6,6 +6,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <mutex>
 
 #include "loop_threads.hpp"
@@ -71,8 +72,13 @@ bool Blas::any_layout(Graph<BuiltinOps> const& group) const {
 
 void Blas::build(Graph<BuiltinOps> const& group, Preparation& p) const {
     auto ops = group_ops(group);
+    if (auto const* m = ops.empty() || ops.size() > 2 ? nullptr : group[ops[0]].get_if<MatMul>()) {
+      MatMul op = *m;
+      if (ops.size() == 2) op.act = activation_of(group[ops[1]].op);
+      return build_matmul(op, p);
+    }
     auto const* c = ops.empty() ? nullptr : group[ops[0]].get_if<Conv2D>();
-    if (!c || ops.size() > 2) p.reject("BLAS runs a convolution, optionally with its activation");
+    if (!c || ops.size() > 2) p.reject("BLAS runs a convolution or a matrix product, optionally with its activation");
     Conv2D op = *c;
     if (ops.size() == 2) op.act = activation_of(group[ops[1]].op);
     if (pointwise(op, p.inputs()[0].shape, p.inputs()[1].shape)) return build_pointwise(op, p);
@@ -122,6 +128,57 @@ void Blas::build(Graph<BuiltinOps> const& group, Preparation& p) const {
         }
       };
     });
+  }
+
+
+/// A matrix product as sgemm on the kernel's threads (OpenBLAS's pool is off), each thread one
+/// block: of the output's columns when the second operand is the larger (a linear layer's
+/// weight: each thread then reads its part of it once), else of its rows; over the batches
+/// first when there are at least as many as threads. Then the bias and the activation.
+void Blas::build_matmul(MatMul const& op, Preparation& p) {
+    Shape const& as = p.inputs()[0].shape;
+    Shape const& bs = p.inputs()[1].shape;
+    std::int64_t const K = bs[bs.rank() - 2], N = bs[bs.rank() - 1];
+    bool const shared = bs.rank() == 2;  // one B for every row of A, whatever A's rank
+    std::int64_t const batches = shared ? 1 : bs.numel() / std::max<std::int64_t>(K * N, 1);
+    std::int64_t const M = shared ? as.numel() / std::max<std::int64_t>(K, 1) : as[as.rank() - 2];
+    if (p.outputs()[0].numel() != batches * M * N || (!shared && as.numel() != batches * M * K))
+      p.reject("BLAS runs a matrix product of a 2-D second operand or of operands with equal batch dimensions, not " +
+               as.to_string() + " @ " + bs.to_string());
+    bool const bias = p.inputs().size() == 3;
+    int const threads = loop_threads(p.threads());
+    openblas_on_caller_threads();
+    bool const by_columns = K * N >= M * K;
+    std::int64_t const span = by_columns ? N : M;
+    std::int64_t const blocks = batches >= threads ? 1 : std::min<std::int64_t>(threads, std::max<std::int64_t>(span / 16, 1));
+    std::int64_t const width = (span + blocks - 1) / blocks;
+    auto i = [](std::int64_t v) { return static_cast<blasint>(v); };
+    p.run("OpenBLAS sgemm matrix product (" + std::to_string(threads) + " threads, by " + (by_columns ? "columns" : "rows") + ")",
+          [=](Io const& io) -> Runner {
+            float const *a = io.in[0], *b = io.in[1], *c = bias ? io.in[2] : nullptr;
+            float* y = io.out[0];
+            return [=] {
+              if (M == 0 || N == 0) return;
+#pragma omp parallel for num_threads(threads) schedule(static) if (threads > 1)
+              for (std::int64_t task = 0; task < batches * blocks; ++task) {
+                std::int64_t const batch = task / blocks, j0 = (task % blocks) * width, j1 = std::min(span, j0 + width);
+                if (j0 >= j1) continue;
+                float const* ab = a + batch * M * K;
+                float const* bb = b + (shared ? 0 : batch * K * N);
+                float* yb = y + batch * M * N;
+                std::int64_t const r0 = by_columns ? 0 : j0, r1 = by_columns ? M : j1, c0 = by_columns ? j0 : 0, c1 = by_columns ? j1 : N;
+                if (K == 0) {
+                  for (std::int64_t r = r0; r < r1; ++r) std::fill(yb + r * N + c0, yb + r * N + c1, 0.f);
+                } else {
+                  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, i(r1 - r0), i(c1 - c0), i(K), 1.f, ab + r0 * K, i(K), bb + c0, i(N),
+                              0.f, yb + r0 * N + c0, i(N));
+                }
+                if (c || op.act != Activation::none)
+                  for (std::int64_t r = r0; r < r1; ++r)
+                    for (std::int64_t j = c0; j < c1; ++j) yb[r * N + j] = apply(op.act, yb[r * N + j] + (c ? c[j] : 0.f));
+              }
+            };
+          });
   }
 
 

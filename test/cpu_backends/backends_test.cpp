@@ -116,6 +116,26 @@ TEST(CpuBackends, BlasSplitsItsProductsOverTheKernelsThreads) {
   EXPECT_EQ(openblas_get_num_threads(), 1);
 }
 
+TEST(CpuBackends, BlasMatrixProductsMatchTheReference) {
+  // A linear layer over a batch of rows (bias, its ReLU fused), split by columns; a product of
+  // a wide activation by a narrow weight, split by rows; and a batched product of equal batch
+  // shapes. The broadcast one ([2,5,6] @ [1,6,4]) is not BLAS's: oneDNN runs it.
+  GraphBuilder b;
+  auto x = b.input("x", {3, 7, 40});
+  auto h = b.relu(b.add(MatMul{}, {x, b.weight("w1", {40, 48}), b.weight("b1", {48})}));  // [3,7,48]
+  auto rows = b.matmul(b.reshape(h, {21, 48}), b.weight("w2", {48, 5}));         // 21 rows, 5 columns
+  auto q = b.input("q", {4, 6, 8});
+  auto k = b.input("k", {4, 8, 6});
+  auto batched = b.sigmoid(b.matmul(q, k));
+  auto broadcast = b.matmul(b.input("u", {2, 5, 6}), b.weight("v", {1, 6, 4}));
+  auto g = std::move(b).build({rows, batched, broadcast});
+  fill_random_weights(g, 5);
+  auto p = prefer(g, "blas");
+  EXPECT_EQ(count_backend(p, "blas"), 3u);
+  EXPECT_EQ(group_nodes(g, p, "blas"), 3u);  // the ReLU and the sigmoid fused
+  EXPECT_TRUE(runs_like_reference(g, p, 1e-5, {.threads_by_work = false}));
+}
+
 TEST(CpuBackends, BlasPointwiseConvolutionsReadAndWriteChannelsLast) {
   // 1x1 convolutions on BLAS around a 3x3 on oneDNN (channels-last): no reorder around them,
   // in every pair of layouts lowering gives (the graph's input and output stay plain).

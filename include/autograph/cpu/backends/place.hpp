@@ -67,13 +67,21 @@ extern template CpuExecutable CpuRuntime::compile<PlacedOps>(Graph<PlacedOps> co
 
 using placement::Backends;
 
-/// The cost database's name for this machine and runtime: the processor, the cores used, and
-/// how groups are timed (between channels-last neighbours, conversions charged on edges, see the
-/// file comment; the costs of earlier versions — timed with plain inputs and outputs, or with a
-/// plain kernel's reorders in its cost — stay under their names and are not read).
+/// Which revision of the runtime's own kernels the costs were measured with: raised whenever a
+/// built-in kernel changes what it runs, so that a database measured before is not read for
+/// kernels that are no longer there. 2: inference BatchNorm and 1x1 pooling became our own
+/// loops (oneDNN 2.6.3 ran some of both in its generic C++ kernels, up to 30x slower).
+inline constexpr int cpu_kernels_revision = 2;
+
+/// The cost database's name for this machine and runtime: the processor, the cores used, how
+/// groups are timed (between channels-last neighbours, conversions charged on edges, see the
+/// file comment) and the kernels' revision; the costs of earlier versions — timed with plain
+/// inputs and outputs, with a plain kernel's reorders in its cost, or with other kernels — stay
+/// under their names and are not read.
 template <class Policy>
 std::string cpu_device_name(BasicCpuRuntime<Policy> const& cpu) {
-  return cpu_model_name() + " (" + std::to_string(cpu.cores()) + (cpu.cores() == 1 ? " core" : " cores") + ", groups timed between channels-last neighbours, reorders on edges)";
+  return cpu_model_name() + " (" + std::to_string(cpu.cores()) + (cpu.cores() == 1 ? " core" : " cores") +
+         ", groups timed between channels-last neighbours, reorders on edges, kernels r" + std::to_string(cpu_kernels_revision) + ")";
 }
 
 struct PlaceOptions {
