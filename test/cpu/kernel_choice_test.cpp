@@ -1,5 +1,5 @@
 // Which of oneDNN's implementations the zoo's kernels get. oneDNN falls back to a reference
-// implementation ("ref:any") for layouts it has no optimized kernel for, silently and up to
+// or generic implementation for layouts it has no optimized kernel for, silently and up to
 // two orders of magnitude slower: our BatchNorm, described as a 3-D tensor, ran that way for
 // every zoo model until a rank-correlation run profiled it at 127x a ReLU of its shape.
 #include <gtest/gtest.h>
@@ -16,13 +16,26 @@
 namespace autograph::cpu {
 namespace {
 
-/// "node: step" for every step of `g` (sequential schedule) that runs a oneDNN reference kernel.
+/// oneDNN's implementations that are plain C++ loops over elements: its reference kernels, and
+/// the generic BatchNorm and pooling ones it picks when no JIT kernel fits the layout (a
+/// channels-last BatchNorm of 78 channels and a plain pooling took 10-30x their memory
+/// traffic's time on the Zen 3 VM, 74% of RandWire-WS's kernel time, until they became our own
+/// loops). The other ":any" names the zoo gets, "simple_layer_normalization:any" and the
+/// concat's "simple:any", are oneDNN's ordinary implementations of those primitives, so the
+/// names are listed rather than matched by suffix (their speed is not checked here).
+bool generic_kernel(std::string const& step) {
+  for (char const* name : {"ref", "nspc_bnorm", "ncsp_bnorm", "simple_nchw", "simple_nhwc"})
+    if (step.find(name) != std::string::npos) return true;
+  return false;
+}
+
+/// "node: step" for every step of `g` (sequential schedule) that runs one of oneDNN's generic kernels.
 std::vector<std::string> reference_steps(Graph<> const& g) {
   CpuExecutable exe(lower(g, {.random_weights = 1}), schedule::sequential(KernelDag(g)));
   std::vector<std::string> found;
   for (NodeId id : g.node_ids())
     for (auto const& step : exe.steps(id))
-      if (step.find("oneDNN") != std::string::npos && step.find("ref") != std::string::npos) found.push_back(g.label(id) + ": " + step);
+      if (step.find("oneDNN") != std::string::npos && generic_kernel(step)) found.push_back(g.label(id) + ": " + step);
   return found;
 }
 
@@ -33,7 +46,7 @@ TEST(CpuKernelChoice, NoZooModelRunsAOneDnnReferenceKernel) {
                             "randwire_ws", "rnntc_sru"}) {
     SCOPED_TRACE(model);
     auto steps = reference_steps(models::build(model));
-    EXPECT_TRUE(steps.empty()) << steps.size() << " reference kernels, the first: " << steps.front();
+    EXPECT_TRUE(steps.empty()) << steps.size() << " reference or generic kernels, the first: " << steps.front();
   }
 }
 
