@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "batch_norm_channels.hpp"
 #include "loop_threads.hpp"
 
 namespace autograph::cpu::backends {
@@ -324,16 +325,12 @@ void OwnKernels::build_chain(Graph<BuiltinOps> const& group, std::vector<NodeId>
         }
       // Per BatchNorm step: mean, scale / sqrt(var + eps), bias per channel (the parameters are
       // constants, in place when binding).
-      std::vector<std::array<std::vector<float>, 3>> norms(steps.size());
+      std::vector<std::vector<float>> norms(steps.size());  // mean, a, bias: `channels` each
       for (std::size_t k = 0; k < steps.size(); ++k) {
         auto const& s = steps[k];
         if (!s.batch_norm) continue;
-        float const *scale = io.in[s.params[0]], *bias = io.in[s.params[1]], *mean = io.in[s.params[2]], *var = io.in[s.params[3]];
-        for (std::int64_t c = 0; c < channels; ++c) {
-          norms[k][0].push_back(mean[c]);
-          norms[k][1].push_back(scale[c] / std::sqrt(var[c] + s.alpha));
-          norms[k][2].push_back(bias[c]);
-        }
+        norms[k].resize(static_cast<std::size_t>(3 * channels));
+        cpu::detail::batch_norm_channels(io.in[s.params[0]], io.in[s.params[1]], io.in[s.params[2]], io.in[s.params[3]], s.alpha, channels, norms[k].data());
       }
       float* out = io.out[0];
       auto* tmp = static_cast<float*>(io.workspace[scratch]);
@@ -371,7 +368,7 @@ void OwnKernels::build_chain(Graph<BuiltinOps> const& group, std::vector<NodeId>
             float* y = at(s.dst);
             if (s.batch_norm) {
               float const* x = read(s.a);
-              float const *mean = norms[k][0].data(), *a = norms[k][1].data(), *bias = norms[k][2].data();
+              float const *mean = norms[k].data(), *a = mean + channels, *bias = a + channels;
               if (out_layout == Layout::channels_last) {  // runs of consecutive channels: the inner loop vectorises
                 for (std::int64_t i = 0; i < len;) {
                   std::int64_t const c0 = (begin + i) % channels, run = std::min(len - i, channels - c0);

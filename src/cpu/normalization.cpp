@@ -3,12 +3,12 @@
 // (a binary add, then layer_normalization of the sum), Softmax,
 // Pool2D (pooling; 1x1 windows are our strided copy) and Reduce (reduction).
 #include <algorithm>
-#include <cmath>
 #include <limits>
 #include <memory>
 #include <vector>
 
 #include "autograph/runtime/cpu/strided.hpp"
+#include "batch_norm_channels.hpp"
 #include "primitive.hpp"
 
 namespace autograph::cpu::builtin {
@@ -106,19 +106,13 @@ void prepare(BatchNorm const& op, Preparation& p) {
   // The per-channel (mean, a, bias): from constant parameters computed once when binding,
   // kept by the runner; else on every run, into this node's workspace (which the arena shares
   // with other nodes between runs, so it cannot hold them across runs).
-  std::size_t const params = p.workspace(static_cast<std::size_t>(3 * C) * sizeof(float));
+  std::size_t const params = constant ? 0 : p.workspace(static_cast<std::size_t>(3 * C) * sizeof(float));
   // Forking costs microseconds: small tensors run on one thread.
   int const threads = N * C * inner >= (std::int64_t{1} << 15) ? p.threads() : 1;
   float const eps = op.epsilon;
   p.run("own batch normalization (per-channel affine, one pass)", [=](Io const& io) -> Runner {
     float const *scale = io.in[1], *bias = io.in[2], *mean = io.in[3], *var = io.in[4];
-    auto fill = [=](float* t) {
-      for (std::int64_t c = 0; c < C; ++c) {
-        t[c] = mean[c];
-        t[C + c] = scale[c] / std::sqrt(var[c] + eps);
-        t[2 * C + c] = bias[c];
-      }
-    };
+    auto fill = [=](float* t) { cpu::detail::batch_norm_channels(scale, bias, mean, var, eps, C, t); };
     std::shared_ptr<std::vector<float>> kept;
     if (constant) {
       kept = std::make_shared<std::vector<float>>(static_cast<std::size_t>(3 * C));
