@@ -142,7 +142,11 @@ void Blas::build_matmul(MatMul const& op, Preparation& p) {
     std::int64_t const K = bs[bs.rank() - 2], N = bs[bs.rank() - 1];
     bool const shared = bs.rank() == 2;  // one B for every row of A, whatever A's rank
     std::int64_t const batches = shared ? 1 : bs.numel() / std::max<std::int64_t>(K * N, 1);
-    std::int64_t const M = shared ? as.numel() / std::max<std::int64_t>(K, 1) : as[as.rank() - 2];
+    // Rows of A: with a shared B, every dimension of A but the last (counted, not divided out
+    // of A's size, which is 0 when K is: such a product gives the bias, or zeros).
+    std::int64_t M = shared ? 1 : as[as.rank() - 2];
+    if (shared)
+      for (std::size_t d = 0; d + 1 < as.rank(); ++d) M *= as[d];
     if (p.outputs()[0].numel() != batches * M * N || (!shared && as.numel() != batches * M * K))
       p.reject("BLAS runs a matrix product of a 2-D second operand or of operands with equal batch dimensions, not " +
                as.to_string() + " @ " + bs.to_string());

@@ -15,5 +15,7 @@ template Placement op_level_dp<BuiltinOps>(GraphFacts<BuiltinOps> const&, std::s
 template CandidateCosts candidate_costs<BuiltinOps>(GraphFacts<BuiltinOps> const&, std::span<Candidate const>, std::span<std::string const>,
                                                     CostDatabase&, std::function<double(Candidate const&)> const&,
                                                     std::function<void(CostProgress const&)> const&);
+template CandidateCosts candidate_costs<BuiltinOps>(GraphFacts<BuiltinOps> const&, std::span<Candidate const>, std::span<std::string const>,
+                                                    CostDatabase&, InterleavedSampling const&, std::function<void(CostProgress const&)> const&);
 
 }  // namespace autograph::placement

@@ -136,6 +136,17 @@ TEST(CpuBackends, BlasMatrixProductsMatchTheReference) {
   EXPECT_TRUE(runs_like_reference(g, p, 1e-5, {.threads_by_work = false}));
 }
 
+TEST(CpuBackends, BlasRunsAProductOfZeroDepthAsItsBias) {
+  // K = 0: A has no elements to count its rows by; the output is the bias (then the ReLU).
+  GraphBuilder b;
+  auto y = b.relu(b.add(MatMul{}, {b.input("a", {2, 3, 0}), b.weight("w", {0, 4}), b.weight("bias", {4})}));
+  auto g = std::move(b).build({y});
+  fill_random_weights(g, 7);
+  auto p = prefer(g, "blas");
+  EXPECT_EQ(count_backend(p, "blas"), 1u);
+  EXPECT_TRUE(runs_like_reference(g, p, 1e-6, {.threads_by_work = false}));
+}
+
 TEST(CpuBackends, BlasPointwiseConvolutionsReadAndWriteChannelsLast) {
   // 1x1 convolutions on BLAS around a 3x3 on oneDNN (channels-last): no reorder around them,
   // in every pair of layouts lowering gives (the graph's input and output stay plain).

@@ -238,6 +238,15 @@ class BasicCpuRuntime {
     Stopwatch w(*meter_);
     return PreparedCpuGraph(lowered(g, boundary), options_).measure(s);
   }
+  /// `g` under `s`, lowered as measure(g, s, boundary) lowers it, with the measuring inputs
+  /// written and warmed up: an executable for the caller to time interleaved with others
+  /// (CpuExecutable::time), as placement times a group's backends side by side
+  /// (cpu/backends/place.hpp). Its preparation counts in measuring_seconds(), its runs do not.
+  template <class Set>
+  CpuExecutable ready_to_time(Graph<Set> const& g, Schedule const& s, BoundaryChannelsLast boundary = {}) {
+    Stopwatch w(*meter_);
+    return ready(lowered(g, boundary), s);
+  }
   /// Whether `challenger` runs faster than `incumbent` beyond noise (runtime/noise.hpp): each
   /// prepared under its plan, then timed in alternating blocks (CpuRuntimeOptions::compare_block
   /// runs, the first look after 5 a side) until the verdict is settled or each has `runs`

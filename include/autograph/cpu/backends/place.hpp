@@ -12,6 +12,10 @@
 // A group's cost is the marginal time of one more of its kernels in a run, as the profiler
 // measures an op (cpu/profiler.hpp): the group's node alone and `copies` independent copies on
 // one stream are timed, and (T(copies) - T(1)) / (copies - 1) cancels the run's fixed cost.
+// The backends that claim one group signature are timed together, interleaved: each sample is
+// a block of runs of the lone kernel and then of the copies, back to back, and the backends take
+// turns sample by sample (placement::InterleavedSampling), so the machine's speed at the moment
+// weighs on all of them alike.
 //
 // Timed in the layout the model gives it: in a model the runtime keeps 4-D tensors
 // channels-last between the kernels that take them (cpu/lower.hpp), so a group is timed with its
@@ -32,6 +36,7 @@
 // paid nothing. On four mixed placements of NASNet-A Mobile (test/cpu_backends/
 // place_conversions_test.cpp, random costs) it counted 57, 39, 43 and 57 reorders where the
 // lowered models convert 54, 36, 40 and 52 ends — the edge charge's counts, exactly.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -74,19 +79,25 @@ using placement::Backends;
 inline constexpr int cpu_kernels_revision = 2;
 
 /// The cost database's name for this machine and runtime: the processor, the cores used, how
-/// groups are timed (between channels-last neighbours, conversions charged on edges, see the
-/// file comment) and the kernels' revision; the costs of earlier versions — timed with plain
-/// inputs and outputs, with a plain kernel's reorders in its cost, or with other kernels — stay
-/// under their names and are not read.
+/// groups are timed (between channels-last neighbours, a signature's backends interleaved,
+/// conversions charged on edges, see the file comment) and the kernels' revision; the costs of
+/// earlier versions — timed with plain inputs and outputs, with a plain kernel's reorders in
+/// their cost, each backend at its own moment, or with other kernels — stay under their names
+/// and are not read.
 template <class Policy>
 std::string cpu_device_name(BasicCpuRuntime<Policy> const& cpu) {
   return cpu_model_name() + " (" + std::to_string(cpu.cores()) + (cpu.cores() == 1 ? " core" : " cores") +
-         ", groups timed between channels-last neighbours, reorders on edges, kernels r" + std::to_string(cpu_kernels_revision) + ")";
+         ", groups timed between channels-last neighbours with their backends interleaved, reorders on edges, kernels r" + std::to_string(cpu_kernels_revision) + ")";
 }
 
 struct PlaceOptions {
   std::vector<std::string> backends = {};  // the backends the placement may use (names); empty: all
   int copies = 3;                     // kernels in the "many" run of a group's measurement; at least 2
+  int runs_per_sample = 3;            // runs of each of the two executables behind one sample (their medians' difference)
+  // Rounds of a signature's samples (place() supplies prepare). Its budget per backend is at
+  // most twice the runtime's budget_ms (CpuRuntimeOptions): the lone kernel's and the copies'
+  // runs, each as much as one measurement of the runtime gets.
+  placement::InterleavedSampling sampling = {};
   placement::DpOptions dp = {};       // epsilon in microseconds
   std::function<void(placement::CostProgress const&)> progress = {};
 };
@@ -187,6 +198,23 @@ double marginal_us(AnyOp const& op, std::vector<TensorDesc> const& in, std::vect
   };
   double one = time(1), many = time(copies);
   return std::max(0.0, (many - one) / (copies - 1)) * 1000.0;
+}
+
+/// A sampler of the marginal microseconds of one more kernel of `op` (see marginal_us): each
+/// call times `runs` runs of the lone kernel and then `runs` of `copies` copies, and gives the
+/// difference of their medians per copy. Both executables are prepared and warmed up once.
+template <class Policy>
+std::function<double()> marginal_sampler(AnyOp const& op, std::vector<TensorDesc> const& in, std::vector<char> const& constant,
+                                         BasicCpuRuntime<Policy>& cpu, int copies, int runs, BoundaryChannelsLast boundary) {
+  auto ready = [&](int k) {
+    Graph<PlacedOps> h = copies_graph<PlacedOps>(op, in, k, constant);
+    return std::make_shared<CpuExecutable>(cpu.ready_to_time(h, schedule::sequential(KernelDag(h)), boundary));
+  };
+  std::shared_ptr<CpuExecutable> one = ready(1), many = ready(copies);
+  return [one, many, copies, runs] {
+    double a = median(one->time(0, runs)), b = median(many->time(0, runs));
+    return std::max(0.0, (b - a) / (copies - 1)) * 1000.0;
+  };
 }
 
 }  // namespace detail
@@ -321,6 +349,7 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
                   PlaceOptions const& o = {}) {
   static_assert((CpuBackend<B> && ...), "every backend placed on the CPU runtime must model cpu::CpuBackend (cpu/backends/cpu_backend.hpp)");
   if (o.copies < 2) throw Error("place(): copies must be at least 2, got " + std::to_string(o.copies));
+  if (o.runs_per_sample < 1) throw Error("place(): runs_per_sample must be at least 1, got " + std::to_string(o.runs_per_sample));
   using Clock = std::chrono::steady_clock;
   PlacedGraph r;
   GraphFacts<BuiltinOps> facts(g);
@@ -339,7 +368,9 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
   r.candidates = candidates.size();
 
   std::vector<detail::CpuBackendOps> ops{detail::cpu_backend_ops<B>()...};
-  auto measure = [&](placement::Candidate const& c) {
+  placement::InterleavedSampling sampling = o.sampling;
+  if (cpu.options().budget_ms > 0) sampling.budget_seconds = std::min(sampling.budget_seconds, 2 * cpu.options().budget_ms / 1000.0);
+  sampling.prepare = [&](placement::Candidate const& c) {
     GroupGraph gg = group_graph(g, c.group);
     AnyOp op = detail::group_op(ops[c.backend], names[c.backend], c.pattern, gg);
     std::vector<TensorDesc> in;
@@ -348,9 +379,9 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
       in.push_back(g.desc(v));
       constant.push_back(facts.constant(v.node) ? 1 : 0);
     }
-    return measure_group_us(op, in, constant, cpu, o.copies);
+    return detail::marginal_sampler(op, in, constant, cpu, o.copies, o.runs_per_sample, {.inputs = true, .outputs = true});
   };
-  r.costs = placement::candidate_costs(facts, std::span<placement::Candidate const>(candidates), std::span<std::string const>(names), db, measure,
+  r.costs = placement::candidate_costs(facts, std::span<placement::Candidate const>(candidates), std::span<std::string const>(names), db, sampling,
                                        o.progress);
   auto by_index = [&](placement::Candidate const& c) { return r.costs.us[static_cast<std::size_t>(&c - candidates.data())]; };
   placement::DpOptions dp = o.dp;

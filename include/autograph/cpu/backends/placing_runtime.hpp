@@ -108,7 +108,13 @@ class PlacingCpuRuntime<Backends<B...>, Policy> {
     std::uint64_t key = structural_hash(g);
     auto found = state_->placed.find(key);
     if (found != state_->placed.end()) return *found->second;
-    PlaceOptions o{.backends = state_->options.backends, .copies = state_->options.copies, .dp = state_->options.dp, .progress = state_->options.progress};
+    // Assigned member by member: GCC 12 at -O3 takes the designated initializer's defaulted
+    // std::function members for "maybe uninitialized" (-Wmaybe-uninitialized).
+    PlaceOptions o;
+    o.backends = state_->options.backends;
+    o.copies = state_->options.copies;
+    o.dp = state_->options.dp;
+    o.progress = state_->options.progress;
     auto const& singles = state_->options.singles;
     auto p = std::make_shared<PlacedGraph>(singles.empty() ? place(Backends<B...>{}, g, profiler_, state_->db, o)
                                                            : place_guarded(Backends<B...>{}, g, profiler_, cpu_, state_->db, singles, o));
