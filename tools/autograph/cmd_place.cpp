@@ -100,7 +100,8 @@ int run_place(PlaceCmdOptions const& o) {
     std::cout << "  " << v.label << ": " << p.placement.groups.size() << " kernels (ops: " << ops_split(p.placement) << "), sum of group costs "
               << cli::fixed(p.placement.cost / 1000.0, 3) << " ms; " << p.candidates << " candidates, search "
               << cli::fixed(p.generate_seconds + p.dp_seconds, 3) << " s (" << dp_states(p.placement) << "); " << p.placement.conversions
-              << " layout conversions charged; " << p.costs.measured << " groups measured in " << cli::fixed(p.costs.measuring_seconds, 1) << " s, "
+              << " layout conversions charged; " << p.costs.measured << " groups measured in " << cli::fixed(p.costs.measuring_seconds, 1) << " s"
+              << (p.weights_from_memory ? " (weights read from memory: the model's exceed the cache)" : "") << ", "
               << p.reorders.measured << " reorders in " << cli::fixed(p.reorders.seconds, 1) << " s\n";
   }
   std::size_t const singles = variants.size() - 1;

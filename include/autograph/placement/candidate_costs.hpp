@@ -49,6 +49,7 @@ struct InterleavedSampling {
   int min_rounds = 3;           // samples per backend before the budget may stop a signature
   double budget_seconds = std::numeric_limits<double>::infinity();  // per backend: a signature of n backends stops
                                 // at the end of the first round (from min_rounds on) that ends past n * budget_seconds
+  std::string condition = {};   // appended to each signature in the database: what else the costs were timed under
 };
 
 namespace detail {
@@ -67,12 +68,13 @@ inline double median_of(std::vector<double> v) {
 template <class Set, class MeasureSignature>
 CandidateCosts signature_costs(GraphFacts<Set> const& facts, std::span<Candidate const> candidates, std::span<std::string const> backends,
                                CostDatabase& db, bool whole_signature, MeasureSignature&& measure,
-                               std::function<void(CostProgress const&)> const& progress) {
+                               std::function<void(CostProgress const&)> const& progress, std::string const& condition = {}) {
   CandidateCosts r;
   r.us.resize(candidates.size());
   // signature -> backend -> the candidates of that (backend, signature)
   std::map<std::string, std::map<std::uint32_t, std::vector<std::size_t>>> by_signature;
-  for (std::size_t c = 0; c < candidates.size(); ++c) by_signature[group_signature(facts, candidates[c].group)][candidates[c].backend].push_back(c);
+  for (std::size_t c = 0; c < candidates.size(); ++c)
+    by_signature[group_signature(facts, candidates[c].group) + condition][candidates[c].backend].push_back(c);
   struct Pending {
     std::string const* signature;
     std::vector<std::pair<std::uint32_t, std::vector<std::size_t> const*>> backends;  // to measure
@@ -207,7 +209,7 @@ CandidateCosts candidate_costs(GraphFacts<Set> const& facts, std::span<Candidate
     for (auto& s : samples) us.push_back(detail::median_of(std::move(s)));
     return us;
   };
-  return detail::signature_costs(facts, candidates, backends, db, true, interleaved, progress);
+  return detail::signature_costs(facts, candidates, backends, db, true, interleaved, progress, sampling.condition);
 }
 
 #if defined(AUTOGRAPH_PRECOMPILED)

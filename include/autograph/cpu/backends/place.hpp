@@ -15,7 +15,10 @@
 // The backends that claim one group signature are timed together, interleaved: each sample is
 // a block of runs of the lone kernel and then of the copies, back to back, and the backends take
 // turns sample by sample (placement::InterleavedSampling), so the machine's speed at the moment
-// weighs on all of them alike.
+// weighs on all of them alike. Each copy reads weights of its own, and when the model's
+// weights exceed the last-level cache the caches are evicted before every run (ColdCache,
+// WeightsWhenTimed): such a model reads every layer's weights from memory, and timed with them
+// cached, BERT's linear layers ranked oneDNN first and the model ran faster on OpenBLAS.
 //
 // Timed in the layout the model gives it: in a model the runtime keeps 4-D tensors
 // channels-last between the kernels that take them (cpu/lower.hpp), so a group is timed with its
@@ -42,6 +45,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -49,6 +53,7 @@
 
 #include "autograph/cost/op_cost_model.hpp"
 #include "autograph/cpu/backends/cpu_backend.hpp"
+#include "autograph/cpu/cold_cache.hpp"
 #include "autograph/cpu/runtime.hpp"
 #include "autograph/placement/backend_registry.hpp"
 #include "autograph/placement/candidate_costs.hpp"
@@ -90,10 +95,17 @@ std::string cpu_device_name(BasicCpuRuntime<Policy> const& cpu) {
          ", groups timed between channels-last neighbours with their backends interleaved, reorders on edges, kernels r" + std::to_string(cpu_kernels_revision) + ")";
 }
 
+/// Where a group's weights are when its runs are timed. As in the model: read from memory
+/// (ColdCache before every run, each copy with weights of its own) when the model's weights
+/// exceed the last-level cache, so that they cannot stay cached between its runs; cached
+/// otherwise. The costs of the two are kept apart in the database (" | weights from memory").
+enum class WeightsWhenTimed { cached, from_memory, as_in_the_model };
+
 struct PlaceOptions {
   std::vector<std::string> backends = {};  // the backends the placement may use (names); empty: all
   int copies = 3;                     // kernels in the "many" run of a group's measurement; at least 2
   int runs_per_sample = 3;            // runs of each of the two executables behind one sample (their medians' difference)
+  WeightsWhenTimed weights = WeightsWhenTimed::as_in_the_model;
   // Rounds of a signature's samples (place() supplies prepare). Its budget per backend is at
   // most twice the runtime's budget_ms (CpuRuntimeOptions): the lone kernel's and the copies'
   // runs, each as much as one measurement of the runtime gets.
@@ -118,6 +130,7 @@ struct PlacedGraph {
   placement::Placement placement;           // costs in microseconds
   std::vector<placement::GeneratorStats> generator;
   placement::CandidateCosts costs;
+  bool weights_from_memory = false;         // the groups' weights were read from memory when timed (WeightsWhenTimed)
   MeasuredReorders reorders;                // the DP's conversion costs (empty when the runtime keeps every tensor plain)
   std::size_t candidates = 0;
   std::vector<placement::Candidate> candidate_groups;  // what the DP chose from (costs.us by index): the graph-level search's genes
@@ -203,18 +216,39 @@ double marginal_us(AnyOp const& op, std::vector<TensorDesc> const& in, std::vect
 /// A sampler of the marginal microseconds of one more kernel of `op` (see marginal_us): each
 /// call times `runs` runs of the lone kernel and then `runs` of `copies` copies, and gives the
 /// difference of their medians per copy. Both executables are prepared and warmed up once.
+/// Each copy reads weights of its own (copies_graph's own_constants), as a model's layers do;
+/// with `cold`, the caches are evicted before every run.
 template <class Policy>
 std::function<double()> marginal_sampler(AnyOp const& op, std::vector<TensorDesc> const& in, std::vector<char> const& constant,
-                                         BasicCpuRuntime<Policy>& cpu, int copies, int runs, BoundaryChannelsLast boundary) {
+                                         BasicCpuRuntime<Policy>& cpu, int copies, int runs, BoundaryChannelsLast boundary,
+                                         std::shared_ptr<ColdCache> cold) {
   auto ready = [&](int k) {
-    Graph<PlacedOps> h = copies_graph<PlacedOps>(op, in, k, constant);
+    Graph<PlacedOps> h = copies_graph<PlacedOps>(op, in, k, constant, /*own_constants=*/true);
     return std::make_shared<CpuExecutable>(cpu.ready_to_time(h, schedule::sequential(KernelDag(h)), boundary));
   };
   std::shared_ptr<CpuExecutable> one = ready(1), many = ready(copies);
-  return [one, many, copies, runs] {
-    double a = median(one->time(0, runs)), b = median(many->time(0, runs));
+  auto ms = [cold, runs](CpuExecutable& e) {
+    if (!cold) return median(e.time(0, runs));
+    std::vector<double> s;
+    for (int i = 0; i < runs; ++i) {
+      (*cold)();
+      s.push_back(e.time(0, 1).front());
+    }
+    return median(std::move(s));
+  };
+  return [one, many, copies, ms] {
+    double a = ms(*one), b = ms(*many);
     return std::max(0.0, (b - a) / (copies - 1)) * 1000.0;
   };
+}
+
+/// Bytes of the weights (Weight nodes) of `g`.
+template <class Set>
+std::int64_t weight_bytes(Graph<Set> const& g) {
+  std::int64_t b = 0;
+  for (NodeId n : g.node_ids())
+    if (g[n].template is<Weight>()) b += g[n].outputs[0].bytes();
+  return b;
 }
 
 }  // namespace detail
@@ -369,6 +403,11 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
 
   std::vector<detail::CpuBackendOps> ops{detail::cpu_backend_ops<B>()...};
   placement::InterleavedSampling sampling = o.sampling;
+  r.weights_from_memory = o.weights == WeightsWhenTimed::from_memory ||
+                          (o.weights == WeightsWhenTimed::as_in_the_model &&
+                           static_cast<std::size_t>(detail::weight_bytes(g)) > last_level_cache_bytes());
+  std::shared_ptr<ColdCache> cold = r.weights_from_memory ? std::make_shared<ColdCache>() : nullptr;
+  if (r.weights_from_memory) sampling.condition += " | weights from memory";
   if (cpu.options().budget_ms > 0) sampling.budget_seconds = std::min(sampling.budget_seconds, 2 * cpu.options().budget_ms / 1000.0);
   sampling.prepare = [&](placement::Candidate const& c) {
     GroupGraph gg = group_graph(g, c.group);
@@ -379,7 +418,7 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
       in.push_back(g.desc(v));
       constant.push_back(facts.constant(v.node) ? 1 : 0);
     }
-    return detail::marginal_sampler(op, in, constant, cpu, o.copies, o.runs_per_sample, {.inputs = true, .outputs = true});
+    return detail::marginal_sampler(op, in, constant, cpu, o.copies, o.runs_per_sample, {.inputs = true, .outputs = true}, cold);
   };
   r.costs = placement::candidate_costs(facts, std::span<placement::Candidate const>(candidates), std::span<std::string const>(names), db, sampling,
                                        o.progress);
