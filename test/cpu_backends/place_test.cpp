@@ -10,6 +10,7 @@
 #include <autograph/cpu/backends/onednn.hpp>
 #include <autograph/cpu/backends/own_kernels.hpp>
 #include <autograph/cpu/backends/place.hpp>
+#include <autograph/graph/stats.hpp>
 #include <autograph/models/zoo.hpp>
 #include <autograph/runtime/reference_executor.hpp>
 
@@ -49,6 +50,27 @@ TEST(Place, SqueezeNetPlacedRunsLikeTheReferenceAndIsMeasuredOnce) {
   EXPECT_EQ(second.costs.measured, 0u);
   EXPECT_EQ(second.reorders.measured, 0u);
   EXPECT_DOUBLE_EQ(second.placement.cost, placed.placement.cost);
+}
+
+TEST(Place, WeightsReadFromMemoryAreCostsOfTheirOwn) {
+  auto g = models::build("squeezenet1_1", {.resolution = 32, .weight_seed = 3});
+  CpuRuntime cpu(quick());
+  placement::CostDatabase db(fresh_db("weights.json"), cpu_device_name(cpu));
+  auto cached = place(All{}, g, cpu, db, {.weights = WeightsWhenTimed::cached});
+  EXPECT_FALSE(cached.weights_from_memory);
+  auto cold = place(All{}, g, cpu, db, {.weights = WeightsWhenTimed::from_memory});
+  EXPECT_TRUE(cold.weights_from_memory);
+  EXPECT_EQ(cold.costs.measured, cold.costs.distinct);  // no cached-weights cost is read for it
+  EXPECT_EQ(db.size(), cached.costs.distinct + cold.costs.distinct + cached.reorders.measured);
+  std::vector<Tensor> in;
+  for (NodeId n : g.inputs()) in.push_back(Tensor::random(g[n].outputs[0].shape, 4));
+  auto exe = cpu.compile(cold.graph, schedule::sequential(KernelDag(cold.graph)));
+  EXPECT_TRUE(test::matches(exe.run(in), ReferenceExecutor<>().run(g, in), 1e-4));
+  // As in the model: from memory exactly when the model's weights exceed the last-level cache.
+  auto as_model = place(All{}, g, cpu, db);
+  EXPECT_EQ(as_model.weights_from_memory, static_cast<std::size_t>(detail::weight_bytes(g)) > last_level_cache_bytes());
+  EXPECT_EQ(detail::weight_bytes(g), 4 * graph_stats(g).parameters);
+  EXPECT_EQ(as_model.costs.measured, 0u);
 }
 
 TEST(Place, OneBackendAloneIsAPlacementToo) {

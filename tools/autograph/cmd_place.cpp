@@ -234,7 +234,7 @@ autograph::cli::Register place_cmd{{"place", "Place a model's ops on the CPU bac
   app.add_option("--batch", o->batch, "Batch size (default: the benchmark's)")->check(autograph::cli::positive_integer);
   app.add_option("--resolution", o->resolution, "Image side for the CNNs and ViT (default: the published one)")
       ->check(autograph::cli::positive_integer);
-  app.add_option("--group-budget", o->group_budget_ms, "Milliseconds of timed runs per group measurement (at least 5 runs)")
+  app.add_option("--group-budget", o->group_budget_ms, "Milliseconds of timed runs per group measurement: a group's backends sample, interleaved, until each had about twice this (at least 3 samples)")
       ->capture_default_str();
   app.add_option("--graph-budget", o->graph_budget_s, "Seconds of the graph-level search's end-to-end measurements (Collage §4.3)")
       ->capture_default_str()

@@ -34,8 +34,10 @@ namespace autograph::cpu {
 struct PlacingOptions {
   std::filesystem::path database = "autograph-placement-costs.json";  // the cost database (created when missing)
   std::vector<std::string> backends = {};  // the backends placements may use (names); empty: all. Checked by the constructor
-  // Milliseconds of timed runs per group measurement (at least 5 runs each): a model has
-  // hundreds of groups, and each is timed twice (one kernel, `copies` kernels; place.hpp).
+  // Milliseconds of timed runs per group measurement: a model has hundreds of groups, each
+  // timed twice (one kernel, `copies` kernels; place.hpp), so a group's backends sample
+  // together until each has had about twice this (at least 3 samples of 3 runs each), and a
+  // reorder's median stops at this (at least 5 runs).
   double group_budget_ms = 20;
   int copies = 3;
   placement::DpOptions dp = {};  // the op-level DP's options (its beam, epsilon in microseconds)
