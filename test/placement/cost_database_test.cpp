@@ -163,7 +163,7 @@ TEST(CandidateCosts, BackendsOfOneSignatureAreTimedInterleavedSoDriftFallsOnBoth
   auto each = [&](Candidate const& c) {
     std::vector<double> s;
     for (int i = 0; i < sampling.rounds; ++i) s.push_back(one_after_another.sample(true_us(c)));
-    return detail::median_of(s);
+    return autograph::detail::median_of(s);
   };
   CostDatabase db1(fresh_file("drift-each.json"), "test-cpu");
   auto separate = candidate_costs(facts, std::span<Candidate const>(cands), std::span<std::string const>(names), db1, each);

@@ -4,7 +4,6 @@
 // device are measured, each once (a measured runtime's backends of one signature together,
 // interleaved), with progress reported; the database is saved after the measurements (also
 // when one fails, so a second run resumes where the first stopped).
-#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <limits>
@@ -16,6 +15,7 @@
 #include "autograph/graph/group_signature.hpp"
 #include "autograph/placement/candidate.hpp"
 #include "autograph/placement/cost_database.hpp"
+#include "autograph/runtime/noise.hpp"
 
 namespace autograph::placement {
 
@@ -53,13 +53,6 @@ struct InterleavedSampling {
 };
 
 namespace detail {
-
-inline double median_of(std::vector<double> v) {
-  auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (v.size() % 2 == 1) return *mid;
-  return (*mid + *std::max_element(v.begin(), mid)) / 2;
-}
 
 /// candidate_costs' bookkeeping: the database's entries, the signatures to measure (all of a
 /// signature's backends when `whole_signature` and any of them is missing; else the missing
@@ -206,7 +199,7 @@ CandidateCosts candidate_costs(GraphFacts<Set> const& facts, std::span<Candidate
       }
     }
     std::vector<double> us;
-    for (auto& s : samples) us.push_back(detail::median_of(std::move(s)));
+    for (auto& s : samples) us.push_back(autograph::detail::median_of(std::move(s)));
     return us;
   };
   return detail::signature_costs(facts, candidates, backends, db, true, interleaved, progress, sampling.condition);
