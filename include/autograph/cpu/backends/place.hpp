@@ -292,16 +292,6 @@ ChannelsLastIo channels_last_io(AnyOp const& op, std::span<TensorDesc const> in)
 extern template ChannelsLastIo channels_last_io<PlacedOps>(AnyOp const&, std::span<TensorDesc const>);  // src/cpu/placed_ops.cpp
 #endif
 
-/// Microseconds one more kernel of `op` (reading `in`; `constant[i]`: a weight) costs in a run
-/// of a model that keeps channels-last (see the file comment): timed with channels-last inputs
-/// and outputs where it takes and gives them. The conversions where it meets a neighbour of
-/// the other layout are the DP's to charge, on the edge (placement/layout_model.hpp).
-template <class Policy>
-double measure_group_us(AnyOp const& op, std::vector<TensorDesc> const& in, std::vector<char> const& constant, BasicCpuRuntime<Policy>& cpu,
-                        int copies) {
-  return detail::marginal_us(op, in, constant, cpu, copies, {.inputs = true, .outputs = true});
-}
-
 /// The reorders a placement of `g` may run, one per 4-D activation shape (graph inputs and the
 /// outputs of placed ops), in microseconds: from `db`, measuring (and saving) the shapes it
 /// does not know, with progress.
@@ -418,6 +408,9 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
       in.push_back(g.desc(v));
       constant.push_back(facts.constant(v.node) ? 1 : 0);
     }
+    // Channels-last inputs and outputs where the kernel takes and gives them, as in a model
+    // that keeps that layout; the conversions where it meets a plain neighbour are the DP's to
+    // charge, on the edge (placement/layout_model.hpp).
     return detail::marginal_sampler(op, in, constant, cpu, o.copies, o.runs_per_sample, {.inputs = true, .outputs = true}, cold);
   };
   r.costs = placement::candidate_costs(facts, std::span<placement::Candidate const>(candidates), std::span<std::string const>(names), db, sampling,
