@@ -105,6 +105,12 @@ TEST(PlaceLayout, AReorderIsOneCopyThatCosts) {
   // 3.2 MB each way: a copy this size takes microseconds on any machine; a reorder lowered to
   // nothing (a view) would measure about 0.
   EXPECT_GT(measure_reorder_us(Shape({1, 64, 112, 112}), cpu, 3), 1.0);
+  try {
+    measure_reorder_us(Shape({1, 8, 4, 4}), cpu, 3, 0);
+    ADD_FAILURE() << "a reorder of no samples was measured";
+  } catch (Error const& e) {
+    EXPECT_NE(std::string(e.what()).find("samples must be at least 1 (got 0)"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -92,7 +92,7 @@ inline constexpr int cpu_kernels_revision = 2;
 template <class Policy>
 std::string cpu_device_name(BasicCpuRuntime<Policy> const& cpu) {
   return cpu_model_name() + " (" + std::to_string(cpu.cores()) + (cpu.cores() == 1 ? " core" : " cores") +
-         ", groups timed between channels-last neighbours with their backends interleaved, reorders on edges, kernels r" + std::to_string(cpu_kernels_revision) + ")";
+         ", groups timed between channels-last neighbours with their backends interleaved, reorders on edges timed paired, kernels r" + std::to_string(cpu_kernels_revision) + ")";
 }
 
 /// Where a group's weights are when its runs are timed. As in the model: read from memory
@@ -106,10 +106,12 @@ struct PlaceOptions {
   int copies = 3;                     // kernels in the "many" run of a group's measurement; at least 2
   int runs_per_sample = 3;            // runs of each of the two executables behind one sample (their medians' difference)
   WeightsWhenTimed weights = WeightsWhenTimed::as_in_the_model;
-  // Rounds of a signature's samples (place() supplies prepare). Its budget per backend is at
-  // most twice the runtime's budget_ms (CpuRuntimeOptions): the lone kernel's and the copies'
-  // runs, each as much as one measurement of the runtime gets.
-  placement::InterleavedSampling sampling = {};
+  // Rounds of a signature's interleaved samples (placement::InterleavedSampling; place() makes
+  // the rest of it). Its budget per backend is twice the runtime's budget_ms
+  // (CpuRuntimeOptions): the lone kernel's and the copies' runs, each as much as one
+  // measurement of the runtime gets.
+  int rounds = 15;
+  int min_rounds = 3;
   placement::DpOptions dp = {};       // epsilon in microseconds
   std::function<void(placement::CostProgress const&)> progress = {};
 };
@@ -201,21 +203,9 @@ Graph<PlacedOps> placed_graph(Backends<B...>, Graph<BuiltinOps> const& g, placem
 
 namespace detail {
 
-/// Microseconds one more kernel of `op` costs in a run: (T(copies) - T(1)) / (copies - 1).
-template <class Policy>
-double marginal_us(AnyOp const& op, std::vector<TensorDesc> const& in, std::vector<char> const& constant, BasicCpuRuntime<Policy>& cpu, int copies,
-                   BoundaryChannelsLast boundary) {
-  auto time = [&](int k) {
-    Graph<PlacedOps> h = copies_graph<PlacedOps>(op, in, k, constant);
-    return cpu.measure(h, schedule::sequential(KernelDag(h)), boundary);
-  };
-  double one = time(1), many = time(copies);
-  return std::max(0.0, (many - one) / (copies - 1)) * 1000.0;
-}
-
-/// A sampler of the marginal microseconds of one more kernel of `op` (see marginal_us): each
-/// call times `runs` runs of the lone kernel and then `runs` of `copies` copies, and gives the
-/// difference of their medians per copy. Both executables are prepared and warmed up once.
+/// A sampler of the microseconds one more kernel of `op` costs in a run, (T(copies) - T(1)) /
+/// (copies - 1): each call times `runs` runs of the lone kernel and then `runs` of `copies`
+/// copies, and gives the difference of their medians per copy. Both executables are prepared and warmed up once.
 /// Each copy reads weights of its own (copies_graph's own_constants), as a model's layers do;
 /// with `cold`, the caches are evicted before every run.
 template <class Policy>
@@ -255,10 +245,16 @@ std::int64_t weight_bytes(Graph<Set> const& g) {
 
 /// Microseconds of one reorder of a 4-D `shape` from plain to channels-last in a run: a
 /// one-input Concat, which the runtime lowers to one copy from its input's layout to its
-/// output's (cpu/lower.hpp: src/cpu/layout.cpp), read plain and written channels-last.
+/// output's (cpu/lower.hpp: src/cpu/layout.cpp), read plain and written channels-last. The
+/// median of `samples` paired samples (marginal_sampler: the lone copy's runs and then the
+/// copies', back to back), so that drift between the two falls on both alike.
 template <class Policy>
-double measure_reorder_us(Shape const& shape, BasicCpuRuntime<Policy>& cpu, int copies) {
-  return detail::marginal_us(AnyOp{Concat{.axis = 1}}, {TensorDesc{shape}}, {0}, cpu, copies, {.inputs = false, .outputs = true});
+double measure_reorder_us(Shape const& shape, BasicCpuRuntime<Policy>& cpu, int copies, int samples = 5) {
+  if (samples < 1) throw Error("measure_reorder_us(): samples must be at least 1 (got " + std::to_string(samples) + ")");
+  auto sample = detail::marginal_sampler(AnyOp{Concat{.axis = 1}}, {TensorDesc{shape}}, {0}, cpu, copies, 3, {.inputs = false, .outputs = true}, nullptr);
+  std::vector<double> us;
+  for (int i = 0; i < samples; ++i) us.push_back(sample());
+  return median(std::move(us));
 }
 
 /// The cost database's signature of a reorder of `shape` (backend "reorder").
@@ -392,7 +388,9 @@ PlacedGraph place(Backends<B...> backends, Graph<BuiltinOps> const& g, BasicCpuR
   r.candidates = candidates.size();
 
   std::vector<detail::CpuBackendOps> ops{detail::cpu_backend_ops<B>()...};
-  placement::InterleavedSampling sampling = o.sampling;
+  placement::InterleavedSampling sampling;
+  sampling.rounds = o.rounds;
+  sampling.min_rounds = o.min_rounds;
   r.weights_from_memory = o.weights == WeightsWhenTimed::from_memory ||
                           (o.weights == WeightsWhenTimed::as_in_the_model &&
                            static_cast<std::size_t>(detail::weight_bytes(g)) > last_level_cache_bytes());
