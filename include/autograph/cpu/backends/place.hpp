@@ -92,7 +92,8 @@ inline constexpr int cpu_kernels_revision = 2;
 template <class Policy>
 std::string cpu_device_name(BasicCpuRuntime<Policy> const& cpu) {
   return cpu_model_name() + " (" + std::to_string(cpu.cores()) + (cpu.cores() == 1 ? " core" : " cores") +
-         ", groups timed between channels-last neighbours with their backends interleaved, reorders on edges timed paired, kernels r" + std::to_string(cpu_kernels_revision) + ")";
+         ", groups timed between channels-last neighbours with their backends interleaved, reorders on edges timed paired, kernels r" +
+         std::to_string(cpu_kernels_revision) + ")";
 }
 
 /// Where a group's weights are when its runs are timed. As in the model: read from memory
@@ -205,9 +206,9 @@ namespace detail {
 
 /// A sampler of the microseconds one more kernel of `op` costs in a run, (T(copies) - T(1)) /
 /// (copies - 1): each call times `runs` runs of the lone kernel and then `runs` of `copies`
-/// copies, and gives the difference of their medians per copy. Both executables are prepared and warmed up once.
-/// Each copy reads weights of its own (copies_graph's own_constants), as a model's layers do;
-/// with `cold`, the caches are evicted before every run.
+/// copies, and gives the difference of their medians per copy. Both executables are prepared
+/// and warmed up once. Each copy reads weights of its own (copies_graph's own_constants), as a
+/// model's layers do; with `cold`, the caches are evicted before every run.
 template <class Policy>
 std::function<double()> marginal_sampler(AnyOp const& op, std::vector<TensorDesc> const& in, std::vector<char> const& constant,
                                          BasicCpuRuntime<Policy>& cpu, int copies, int runs, BoundaryChannelsLast boundary,
@@ -246,8 +247,8 @@ std::int64_t weight_bytes(Graph<Set> const& g) {
 /// Microseconds of one reorder of a 4-D `shape` from plain to channels-last in a run: a
 /// one-input Concat, which the runtime lowers to one copy from its input's layout to its
 /// output's (cpu/lower.hpp: src/cpu/layout.cpp), read plain and written channels-last. The
-/// median of `samples` paired samples (marginal_sampler: the lone copy's runs and then the
-/// copies', back to back), so that drift between the two falls on both alike.
+/// median of `samples` paired samples (marginal_sampler: 3 runs of the lone copy and then 3 of
+/// the copies, back to back), so that drift between the two falls on both alike.
 template <class Policy>
 double measure_reorder_us(Shape const& shape, BasicCpuRuntime<Policy>& cpu, int copies, int samples = 5) {
   if (samples < 1) throw Error("measure_reorder_us(): samples must be at least 1 (got " + std::to_string(samples) + ")");
