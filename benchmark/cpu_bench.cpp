@@ -9,7 +9,7 @@
 //   nimble       the model, Nimble's streams
 //   ios          IOS's stages (schedule::Ios), each stage latency measured on the CPU
 //   taso+nimble  TASO's search (measured on the CPU, one stream), then Nimble's streams
-//   autograph    AutoGraph's search (measured on the CPU), the measured faster of Nimble's streams and one stream
+//   autograph    AutoGraph's search (measured on the CPU), the measured faster of a stream per core and one stream
 //   autograph+dpof  the transformer's operator groups fused first by AutoGTCO's DP (DPOF) on group
 //                costs measured here (cpu/transformer_fusion.hpp), then AutoGraph's search; the
 //                fused attention kernels run the best configurations of --tuning-log (`autograph
@@ -197,7 +197,7 @@ class ModelBench {
                (b.verification.ran ? "; normwise error against the unfused model " + std::to_string(b.verification.max_rel_error) : "");
         b.name = "autograph+dpof";
       }
-      // AutoGraph runs with the schedule its runtime chose by measuring (Nimble's streams or one stream).
+      // AutoGraph runs with the schedule its runtime chose by measuring (a stream per core or one stream).
       bool chosen = (b.name == "autograph" || b.name == "autograph+dpof") && report.autograph_plan;
       if (chosen && !report.autograph_plan->other.empty())
         note += "; " + report.autograph_plan->scheduled.policy + " schedule chosen (" + std::to_string(report.autograph_plan->chosen_ms) + " ms against " +

@@ -2,7 +2,7 @@
 // search, the stream schedule and Collage's op-level placement in one Optimizer. Every graph
 // the search measures is placed on oneDNN, OpenBLAS's im2col path and our own kernels by the
 // DP over measured group costs (kept in a cost database file: a second run measures no group
-// it knows), then run under the faster of Nimble's streams and one stream.
+// it knows), then run under the faster of a stream per core and one stream.
 #include <autograph/autograph.hpp>
 #include <autograph/cpu/backends/placed_baselines.hpp>
 

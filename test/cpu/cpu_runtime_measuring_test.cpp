@@ -110,7 +110,7 @@ TEST(CpuScheduleChoice, TwoPoliciesGivingOneScheduleAreNotCompared) {
   EXPECT_TRUE(p.other.empty());
   EXPECT_TRUE(std::isnan(p.other_ms));
   EXPECT_GT(p.chosen_ms, 0.0);
-  EXPECT_NE(cpu.kind().find("the faster of Nimble's streams and one stream"), std::string::npos) << cpu.kind();
+  EXPECT_NE(cpu.kind().find("the faster of greedy-per-core and sequential schedules"), std::string::npos) << cpu.kind();
 }
 
 TEST(CpuRuntimeRuns, AClearComparisonStopsEarly) {

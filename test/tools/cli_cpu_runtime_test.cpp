@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -20,6 +21,18 @@ TEST(CliCpuRuntime, ScheduleMeasuresOnThisMachine) {
   EXPECT_NE(r.out.find(" runs, "), std::string::npos) << r.out;  // the spread of the samples
   // The tool set OpenMP's wait policy for itself: kind() says nothing about spinning.
   EXPECT_EQ(r.out.find("OpenMP threads spin"), std::string::npos) << r.out;
+}
+
+TEST(CliCpuRuntime, ScheduleOneStreamPerCore) {
+  ScratchDir dir;
+  auto r = run_tool({"schedule", "--model", "randwire_ws", "--schedule", "greedy-per-core", "--runtime", "cpu"}, dir, 300);
+  ASSERT_EQ(r.exit_code, 0) << r.command << "\n" << r.err;
+  EXPECT_NE(r.out.find("scheduled by greedy-per-core"), std::string::npos) << r.out;
+  auto at = r.out.find("  streams ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  long streams = std::stol(r.out.substr(r.out.find_first_not_of(' ', at + 10)));
+  EXPECT_GE(streams, 1) << r.out;
+  EXPECT_LE(streams, static_cast<long>(std::thread::hardware_concurrency())) << r.out;  // RandWire-WS is 15 branches wide
 }
 
 TEST(CliCpuRuntime, OptimizeMeasuresEveryConfigurationAndReportsIt) {

@@ -107,6 +107,13 @@ TEST(CliErrors, EveryDeviceSpellingIsAcceptedByOptimizeAndSchedule) {
   expect_refused(run_tool({"schedule", "--model", "squeezenet1_1", "--device", "tpu"}, dir), {"--device tpu", "2080ti"}, dir);
 }
 
+TEST(CliErrors, AStreamPerCoreNeedsTheCpuRuntime) {
+  // The simulated GPU has no cores to put streams on: refused by name, no DOT file written.
+  ScratchDir dir;
+  expect_refused(run_tool({"schedule", "--model", "squeezenet1_1", "--schedule", "greedy-per-core", "--dot", "s.dot"}, dir),
+                 {"greedy-per-core", "--runtime cpu"}, dir);
+}
+
 TEST(CliErrors, OutputPathsAreCheckedBeforeTheWork) {
   ScratchDir dir;
   std::string model = write_model(dir);

@@ -18,6 +18,7 @@
 #include <autograph/models/zoo.hpp>
 #include <autograph/runtime/simulated_runtime.hpp>
 #include <autograph/schedule/greedy.hpp>
+#include <autograph/schedule/greedy_per_core.hpp>
 #include <autograph/schedule/ios.hpp>
 #include <autograph/schedule/nimble.hpp>
 #include <autograph/schedule/sequential.hpp>
@@ -70,6 +71,11 @@ int run(ScheduleOptions const& o, R& rt) {
     sg = schedule::Greedy{o.streams}(g, rt);
   } else if (o.policy == "nimble") {
     sg = schedule::Nimble{}(g, rt);
+  } else if (o.policy == "greedy-per-core") {
+    if constexpr (schedule::CoreCountingRuntime<R>)
+      sg = schedule::GreedyPerCore{}(g, rt);
+    else
+      throw Error("schedule greedy-per-core puts one stream on each core of this machine: it needs --runtime cpu");
   } else if (o.policy == "ios") {
     auto r = schedule::Ios{}.run(g, rt);
     auto const& s = r.stats;
@@ -81,7 +87,7 @@ int run(ScheduleOptions const& o, R& rt) {
             " stages measured\n";
     sg = {std::move(r.graph), std::move(r.schedule), "ios", s.search_seconds};
   } else {
-    throw Error("unknown schedule '" + o.policy + "' (known: sequential, greedy, nimble, ios)");
+    throw Error("unknown schedule '" + o.policy + "' (known: sequential, greedy, greedy-per-core, nimble, ios)");
   }
   KernelDag dag(sg.graph);
   auto stats = check_schedule(dag, sg.schedule);
@@ -125,8 +131,8 @@ int run(ScheduleOptions const& o, R& rt) {
 autograph::cli::Register schedule_cmd{{"schedule", "Schedule a model's kernels onto streams and simulate or measure the run", [](CLI::App& app) {
   auto o = std::make_shared<ScheduleOptions>();
   app.add_option("--model", o->model, "A model of the zoo (see `autograph models`)")->required();
-  app.add_option("--schedule", o->policy, "sequential, greedy, nimble or ios")
-      ->check(CLI::IsMember({"sequential", "greedy", "nimble", "ios"}));
+  app.add_option("--schedule", o->policy, "sequential, greedy, greedy-per-core (--runtime cpu), nimble or ios")
+      ->check(CLI::IsMember({"sequential", "greedy", "greedy-per-core", "nimble", "ios"}));
   auto* device = app.add_option("--device", o->device, cli::device_names)->capture_default_str();
   app.add_option("--runtime", o->runtime, "sim (simulated GPU) or cpu (measured on this machine)")
       ->check(CLI::IsMember({"sim", "cpu"}))

@@ -3,7 +3,8 @@
 // TASO+Nimble, MetaFlow, AutoGraph) measured on this machine's cores: every latency a search
 // compares, and every latency reported, is a median of runs on the CPU runtime. Sequential,
 // TASO and MetaFlow run on one stream, Nimble and TASO+Nimble on Nimble's streams, AutoGraph
-// on CpuRuntime, whose plan is the measured faster of the two (FasterOf). Compiled once in the
+// on CpuRuntime, whose plan is the measured faster of a stream per core (GreedyPerCore) and one
+// stream (FasterOf). Compiled once in the
 // autograph_cpu library (src/cpu/baselines.cpp).
 //
 // With `fusion` given, AutoGraph's configuration first fuses the transformer's operator groups

@@ -3,8 +3,9 @@
 // measure() lowers a graph, prepares its schedule (kernels through oneDNN, one arena, one
 // thread per stream), runs it `warmup` times, then times up to 50 runs (fewer, at least 5, once
 // a time budget runs out or more runs could not change a decision: BasicCpuRuntime) and reports
-// the median wall-clock latency in ms. Its schedule is the measured faster of Nimble's streams
-// and one stream with every core per kernel (FasterOf). The optimizer's on-board verification runs through it:
+// the median wall-clock latency in ms. Its schedule is the measured faster of greedy streams,
+// one per core (GreedyPerCore), and one stream with every core per kernel (FasterOf). The
+// optimizer's on-board verification runs through it:
 //
 //   cpu::CpuRuntime cpu;
 //   Optimizer<Graph<>, rules::Default, MixedCriticalPath<0.25>, cpu::CpuRuntime> opt(..., cpu);
@@ -39,6 +40,7 @@
 #include "autograph/runtime/noise.hpp"
 #include "autograph/runtime/runtime.hpp"
 #include "autograph/runtime/schedule_race.hpp"
+#include "autograph/schedule/greedy_per_core.hpp"
 #include "autograph/schedule/kernel_dag.hpp"
 #include "autograph/schedule/nimble.hpp"
 #include "autograph/schedule/policy.hpp"
@@ -124,9 +126,12 @@ class PreparedCpuGraph {
 /// instead ran ViT-B/16 22% slower than one stream (253 against 207 ms, 5 runs each).
 /// Between set_family(parent) and end_family() a new graph may take its parent's choice
 /// without the other schedule being timed (schedule_race.hpp says when, and why it is safe).
-/// CpuRuntime is FasterOf<Nimble, Sequential>: concurrent streams win on branchy models, but on
-/// chain-like ones (SqueezeNet, ViT) one kernel with every core beats branches sharing the
-/// cores.
+/// CpuRuntime is FasterOf<GreedyPerCore, Sequential>: concurrent streams win on branchy models,
+/// but on chain-like ones (SqueezeNet, ViT) one kernel with every core beats branches sharing
+/// the cores. Streams are a core each rather than Nimble's one per chain: measured side by side
+/// (benchmark/cpu_schedules.cpp, 2-core Zen 3 VM, 2026-11-29, 7 interleaved rounds), against one
+/// stream, greedy's two streams ran NASNet-A Mobile x1.69, RandWire-WS x1.11 and BERT x1.06, and
+/// Nimble's 13, 15 and 25 streams x1.41, x1.01 and x0.90.
 template <class Preferred, class Alternative>
 struct FasterOf {
   static constexpr std::string_view name = "faster-of";
@@ -142,7 +147,7 @@ inline constexpr bool is_faster_of<FasterOf<A, B>> = true;
 /// How a runtime runs a graph: the schedule, and for FasterOf the medians that chose it.
 template <class Set>
 struct CpuPlan {
-  ScheduledGraph<Set> scheduled;  // .policy names the chosen schedule ("nimble", "sequential")
+  ScheduledGraph<Set> scheduled;  // .policy names the chosen schedule ("greedy-per-core", "sequential")
   std::string other;              // the policy not chosen; empty when nothing was chosen (one policy, or one schedule from both)
   double chosen_ms = std::numeric_limits<double>::quiet_NaN();  // medians of the deciding race (NaN: none ran)
   double other_ms = std::numeric_limits<double>::quiet_NaN();   // NaN also when the choice was inherited (the other not timed)
@@ -151,7 +156,7 @@ struct CpuPlan {
 
 /// `Policy` schedules a graph for measure(g): one stream with every core per kernel
 /// (SequentialCpuRuntime, the baseline), Nimble's streams (NimbleCpuRuntime), or the measured
-/// faster of the two (CpuRuntime, FasterOf).
+/// faster of greedy streams, one per core, and one stream (CpuRuntime, FasterOf).
 ///
 /// Measuring is the search's cost, so runs stop as soon as more could not change a decision:
 /// measure() times `runs` runs, or fewer (at least 5) once they sum to `budget_ms`; screen(g, b)
@@ -179,10 +184,20 @@ class BasicCpuRuntime {
   /// streams down (cpu/openmp_wait.hpp).
   std::string kind() const {
     return "measured (CPU, " + cpu_model_name() + ", " + std::to_string(cores_) + (cores_ == 1 ? " core" : " cores") + ", median of up to " +
-           std::to_string(options_.runs) + " runs" + (detail::is_faster_of<Policy> ? ", the faster of Nimble's streams and one stream" : "") +
+           std::to_string(options_.runs) + " runs" + faster_of_described() +
            (openmp_spins_long() ? std::string(", OpenMP threads spin: set GOMP_SPINCOUNT=") + short_spin_count : std::string()) + ")";
   }
   int cores() const { return cores_; }
+  /// ", the faster of greedy-per-core and sequential schedules": what kind() says of FasterOf's
+  /// two schedule policies (nothing under one policy).
+  static std::string faster_of_described() {
+    if constexpr (detail::is_faster_of<Policy>) {
+      using Parts = FasterOfParts<Policy>;
+      return ", the faster of " + std::string(Parts::Preferred::name) + " and " + std::string(Parts::Alternative::name) + " schedules";
+    } else {
+      return {};
+    }
+  }
   /// Wall seconds this runtime and its copies have spent measuring (preparing and timing
   /// runs, comparisons included): what a search on it pays for measuring.
   double measuring_seconds() const { return meter_->seconds; }
@@ -515,7 +530,10 @@ class BasicCpuRuntime {
 
 using NimbleCpuRuntime = BasicCpuRuntime<schedule::Nimble>;
 using SequentialCpuRuntime = BasicCpuRuntime<schedule::Sequential>;
-using CpuRuntime = BasicCpuRuntime<FasterOf<schedule::Nimble, schedule::Sequential>>;
+/// The schedule policy of CpuRuntime and of the placing runtime: the faster of a stream per core
+/// and one stream, measured per graph.
+using StreamsOrOneStream = FasterOf<schedule::GreedyPerCore, schedule::Sequential>;
+using CpuRuntime = BasicCpuRuntime<StreamsOrOneStream>;
 static_assert(EstimatingRuntime<CpuRuntime> && ScreeningRuntime<CpuRuntime> && PairedScreeningRuntime<CpuRuntime> && DeadlineRuntime<CpuRuntime> && FamilyRuntime<CpuRuntime>);
 
 }  // namespace autograph::cpu

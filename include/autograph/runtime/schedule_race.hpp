@@ -1,6 +1,6 @@
 #pragma once
 // Choosing between two schedules of one graph by racing them. A measuring runtime that can
-// run a graph two ways (the CPU runtime: Nimble's streams or one stream with every core per
+// run a graph two ways (the CPU runtime: a stream per core or one stream with every core per
 // kernel) learns which is faster only by timing both, and a search asks this of every
 // candidate graph it measures: the runs of the schedule that loses are a cost of the search
 // that changes no decision once the loser is known. So the two are timed interleaved in

@@ -50,7 +50,7 @@ struct PlacingOptions {
   std::vector<SingleBackend> singles = {};
 };
 
-template <class BackendList, class Policy = FasterOf<schedule::Nimble, schedule::Sequential>>
+template <class BackendList, class Policy = StreamsOrOneStream>
 class PlacingCpuRuntime;
 
 template <class... B, class Policy>
