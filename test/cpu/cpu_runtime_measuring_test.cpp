@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <vector>
 
 #include "autograph/cpu/runtime.hpp"
 #include "autograph/graph/builder.hpp"
+#include "autograph/schedule/nimble.hpp"
 #include "autograph/schedule/sequential.hpp"
 
 namespace autograph::cpu {
@@ -111,6 +113,23 @@ TEST(CpuScheduleChoice, TwoPoliciesGivingOneScheduleAreNotCompared) {
   EXPECT_TRUE(std::isnan(p.other_ms));
   EXPECT_GT(p.chosen_ms, 0.0);
   EXPECT_NE(cpu.kind().find("the faster of greedy-per-core and sequential schedules"), std::string::npos) << cpu.kind();
+}
+
+TEST(CpuScheduleChoice, StreamsAreNeverMoreThanTheCores) {
+  // Eight independent branches: Nimble gives each a stream; CpuRuntime's schedule has at most
+  // one per core, whichever of its two its race keeps.
+  GraphBuilder<> b;
+  Value x = b.input("x", {1, 16, 12, 12});
+  std::vector<Value> branches;
+  for (int i = 0; i < 8; ++i) branches.push_back(b.relu(b.conv2d(x, 16, {3, 3})));
+  Graph<> g = std::move(b).build({b.concat(branches)});
+  EXPECT_EQ(schedule::nimble(KernelDag(g)).num_streams(), 8u);
+  for (int cores : {1, 2, 3}) {
+    CpuRuntime cpu({.cores = cores});
+    auto p = cpu.plan(g);
+    EXPECT_LE(p.scheduled.schedule.num_streams(), static_cast<std::size_t>(cores)) << p.scheduled.policy;
+    EXPECT_EQ(schedule::GreedyPerCore{}(g, cpu).schedule.num_streams(), static_cast<std::size_t>(cores));
+  }
 }
 
 TEST(CpuRuntimeRuns, AClearComparisonStopsEarly) {

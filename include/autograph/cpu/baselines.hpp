@@ -4,8 +4,7 @@
 // compares, and every latency reported, is a median of runs on the CPU runtime. Sequential,
 // TASO and MetaFlow run on one stream, Nimble and TASO+Nimble on Nimble's streams, AutoGraph
 // on CpuRuntime, whose plan is the measured faster of a stream per core (GreedyPerCore) and one
-// stream (FasterOf). Compiled once in the
-// autograph_cpu library (src/cpu/baselines.cpp).
+// stream (FasterOf). Compiled once in the autograph_cpu library (src/cpu/baselines.cpp).
 //
 // With `fusion` given, AutoGraph's configuration first fuses the transformer's operator groups
 // by DPOF on measured costs (cpu/transformer_fusion.hpp), then searches from the fused graph;

@@ -13,6 +13,7 @@
 // order of the kernels' remaining paths and which stream frees first, which the estimates keep
 // well enough for the measured result to decide (the runtime races this schedule against one
 // stream: cpu/runtime.hpp, FasterOf).
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
