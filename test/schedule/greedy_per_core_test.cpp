@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "branches.hpp"
 #include "random_dag.hpp"
 
 namespace autograph {
@@ -21,11 +22,7 @@ struct CoresAndRoofline {
 };
 
 TEST(GreedyPerCore, OneStreamPerCoreAndEveryDependencyKept) {
-  GraphBuilder b;
-  auto x = b.input("x", {1, 64, 28, 28});
-  std::vector<Value> branches;
-  for (int i = 0; i < 4; ++i) branches.push_back(b.relu(b.conv2d(x, 64, {3, 3})));
-  auto g = std::move(b).build({b.concat(branches)});
+  auto g = test::conv_relu_branches(4);
   KernelDag dag(g);
   for (int cores : {1, 2, 3, 4, 16}) {
     CoresAndRoofline rt(cores);

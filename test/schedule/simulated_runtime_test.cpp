@@ -7,6 +7,8 @@
 #include <autograph/schedule/sequential.hpp>
 #include <gtest/gtest.h>
 
+#include "branches.hpp"
+
 namespace autograph {
 namespace {
 
@@ -116,11 +118,7 @@ TEST(SimulatedRuntime, APartialScheduleTakesTheRestAsDone) {
 }
 
 TEST(SimulatedRuntime, MeasuringAGraphSchedulesItWithThePolicy) {
-  GraphBuilder b;
-  auto x = b.input("x", {1, 64, 28, 28});
-  std::vector<Value> branches;
-  for (int i = 0; i < 4; ++i) branches.push_back(b.relu(b.conv2d(x, 64, {3, 3})));
-  auto g = std::move(b).build({b.concat(branches)});
+  auto g = test::conv_relu_branches(4);
   SimulatedRuntime<> nimble;
   SimulatedRuntime<devices::H100, schedule::Sequential> sequential;
   SimulatedRuntime<devices::H100, schedule::Greedy> greedy;
