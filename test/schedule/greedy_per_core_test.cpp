@@ -21,6 +21,14 @@ struct CoresAndRoofline {
   RooflineCost const& cost_model() const { return roof; }
 };
 
+/// Cores but a "cost model" that estimates nothing: GreedyPerCore would have no kernel times.
+struct CoresAndNoModel {
+  int cores() const { return 2; }
+  int cost_model() const { return 0; }
+};
+static_assert(schedule::CoreCountingRuntime<CoresAndRoofline>);
+static_assert(!schedule::CoreCountingRuntime<CoresAndNoModel>);
+
 TEST(GreedyPerCore, OneStreamPerCoreAndEveryDependencyKept) {
   auto g = test::conv_relu_branches(4);
   KernelDag dag(g);

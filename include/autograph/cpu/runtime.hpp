@@ -19,6 +19,7 @@
 #include <limits>
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 #include <string_view>
 #include <fstream>
 #include <memory>
@@ -36,6 +37,7 @@
 #include "autograph/cpu/lower.hpp"
 #include "autograph/cpu/openmp_wait.hpp"
 #include "autograph/graph/graph.hpp"
+#include "autograph/graph/stats.hpp"
 #include "autograph/graph/structural_hash.hpp"
 #include "autograph/runtime/noise.hpp"
 #include "autograph/runtime/runtime.hpp"
@@ -91,6 +93,14 @@ struct CpuRuntimeOptions {
   // a 5% gain found in 97% of 2,000 trials after 17 runs a side against 88% after 37, equal
   // graphs called faster in 0.15% of them against 0.05% (noise_test has the machine).
   int compare_block = 1;
+  // GreedyPerCore's kernel times (schedule/greedy_per_core.hpp) timed on this CPU, each
+  // kernel signature alone once (kernel_times_ms), rather than the cost model's estimates.
+  // Measured side by side (benchmark/cpu_schedules.cpp, 2-core Zen 3 VM, 2026-11-29, 7 rounds
+  // each, against one stream), NASNet-A Mobile: by the roofline's estimates x1.40-1.69 in four
+  // runs, every kernel timed (schedule::Greedy) x1.66-1.96 in four, signatures timed once x1.90
+  // in one (RandWire-WS and BERT within noise of the estimates there).
+  bool time_kernels = true;
+  int kernel_runs = 10;  // timed runs per kernel (after one warm-up): the median orders kernels, it decides nothing alone
 };
 
 /// One lowered graph, ready to time under many schedules (IOS times every stage it
@@ -176,6 +186,7 @@ class BasicCpuRuntime {
     if (options_.warmup < 0) throw Error("CpuRuntime: warmup must be >= 0, got " + std::to_string(options_.warmup));
     if (options_.budget_ms < 0 || !std::isfinite(options_.budget_ms)) throw Error("CpuRuntime: budget_ms must be finite and >= 0");
     if (options_.compare_block < 1) throw Error("CpuRuntime: compare_block must be at least 1, got " + std::to_string(options_.compare_block));
+    if (options_.kernel_runs < 1) throw Error("CpuRuntime: kernel_runs must be at least 1, got " + std::to_string(options_.kernel_runs));
     options_.cores = cores_;
   }
 
@@ -213,6 +224,49 @@ class BasicCpuRuntime {
   /// the roofline of this machine (host_device_spec) for the rest.
   MeasuredCost const& cost_model() const { return cost_; }
   void set_cost_table(CostTable table) { cost_ = MeasuredCost(std::move(table), host_device_spec(cores_)); }
+  /// Each kernel's time in ms (indexed by kernel of `dag`), the kernel timed alone in `g` on
+  /// this CPU with every core (CpuRuntimeOptions::kernel_runs runs, the median, less that of
+  /// a run of no kernel): GreedyPerCore's kernel times. The times are kept by kernel signature
+  /// (op_signature) for this runtime and its copies, so a search's candidates, which share
+  /// most kernels with the graph they were rewritten from, time only their new ones. The cost
+  /// model's estimate stands in for a kernel not timed: with CpuRuntimeOptions::time_kernels
+  /// off, and after the deadline (set_deadline), which this timing keeps as measuring does.
+  template <class Set>
+  std::vector<double> kernel_times_ms(Graph<Set> const& g, KernelDag const& dag) {
+    std::vector<double> ms = schedule::estimated_kernel_times_ms(g, dag, cost_);
+    if (!options_.time_kernels) return ms;
+    auto& known = kernel_ms_->by_signature;
+    std::vector<std::string> signature(dag.size());
+    std::vector<std::size_t> untimed;  // the first kernel of each signature not timed before
+    std::unordered_set<std::string> first;
+    for (std::size_t k = 0; k < dag.size(); ++k) {
+      NodeId id = dag.node(k);
+      signature[k] = op_signature(g[id].op, input_descs(g, id));
+      if (!known.contains(signature[k]) && first.insert(signature[k]).second) untimed.push_back(k);
+    }
+    if (!untimed.empty() && !past_deadline()) {
+      Stopwatch w(*meter_);
+      CpuRuntimeOptions brief = options_;
+      brief.warmup = 1;
+      brief.runs = options_.kernel_runs;
+      PreparedCpuGraph prepared(lowered(g), brief);
+      double none = prepared.measure(Schedule{});  // a run's fixed cost: waking the stream, nothing else
+      Schedule one;
+      one.streams.resize(1);
+      one.streams[0].resize(1);
+      for (std::size_t k : untimed) {
+        if (past_deadline()) break;
+        one.streams[0][0].node = dag.node(k);
+        known.emplace(signature[k], std::max(0.0, prepared.measure(one) - none));
+        ++kernel_ms_->timed;
+      }
+    }
+    for (std::size_t k = 0; k < dag.size(); ++k)
+      if (auto it = known.find(signature[k]); it != known.end()) ms[k] = it->second;
+    return ms;
+  }
+  /// Kernel signatures kernel_times_ms() has timed, by this runtime and its copies.
+  std::size_t kernels_timed() const { return kernel_ms_->timed; }
   /// From `t` on, measurements stop at their minimum (5 runs, one block per side): a search's
   /// time limit then holds inside its measuring loops. Clock::time_point::max(): no deadline.
   void set_deadline(Clock::time_point t) { deadline_ = t; }
@@ -525,6 +579,11 @@ class BasicCpuRuntime {
   std::shared_ptr<std::unordered_map<std::uint64_t, Choice>> choices_ = std::make_shared<std::unordered_map<std::uint64_t, Choice>>();
   std::shared_ptr<ScheduleChoiceStats> choice_stats_ = std::make_shared<ScheduleChoiceStats>();  // shared by copies, as meter_
   std::optional<std::uint64_t> family_;  // set_family's parent, by structural hash (this copy's)
+  struct KernelTimes {
+    std::unordered_map<std::string, double> by_signature;  // ms
+    std::size_t timed = 0;
+  };
+  std::shared_ptr<KernelTimes> kernel_ms_ = std::make_shared<KernelTimes>();  // shared by copies, as meter_
   std::shared_ptr<KeptIncumbent> incumbent_ = std::make_shared<KeptIncumbent>();  // shared by copies, as meter_ (measurements never overlap: they would time each other)
 };
 
