@@ -13,6 +13,7 @@
 // For results, compile(graph, schedule).run(inputs) gives the outputs (tests compare them with
 // ReferenceExecutor). Weights without data get reproducible random data when measuring
 // (timing does not depend on values); compile() requires real data, like the reference executor.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -42,6 +43,7 @@
 #include "autograph/runtime/noise.hpp"
 #include "autograph/runtime/runtime.hpp"
 #include "autograph/runtime/schedule_race.hpp"
+#include "autograph/schedule/detail/kernel_times.hpp"
 #include "autograph/schedule/greedy_per_core.hpp"
 #include "autograph/schedule/kernel_dag.hpp"
 #include "autograph/schedule/nimble.hpp"
@@ -233,8 +235,7 @@ class BasicCpuRuntime {
   /// off, and after the deadline (set_deadline), which this timing keeps as measuring does.
   template <class Set>
   std::vector<double> kernel_times_ms(Graph<Set> const& g, KernelDag const& dag) {
-    std::vector<double> ms = schedule::estimated_kernel_times_ms(g, dag, cost_);
-    if (!options_.time_kernels) return ms;
+    if (!options_.time_kernels) return schedule::estimated_kernel_times_ms(g, dag, cost_);
     auto& known = kernel_ms_->by_signature;
     std::vector<std::string> signature(dag.size());
     std::vector<std::size_t> untimed;  // the first kernel of each signature not timed before
@@ -250,17 +251,16 @@ class BasicCpuRuntime {
       brief.warmup = 1;
       brief.runs = options_.kernel_runs;
       PreparedCpuGraph prepared(lowered(g), brief);
-      double none = prepared.measure(Schedule{});  // a run's fixed cost: waking the stream, nothing else
-      Schedule one;
-      one.streams.resize(1);
-      one.streams[0].resize(1);
+      double none = prepared.measure(Schedule{});
       for (std::size_t k : untimed) {
         if (past_deadline()) break;
-        one.streams[0][0].node = dag.node(k);
-        known.emplace(signature[k], std::max(0.0, prepared.measure(one) - none));
+        known.emplace(signature[k], schedule::detail::kernel_time_ms(dag, prepared, k, none));
         ++kernel_ms_->timed;
       }
     }
+    // The roofline's estimates are worked out only when a signature went untimed (the deadline).
+    bool all_timed = std::ranges::all_of(signature, [&](std::string const& s) { return known.contains(s); });
+    std::vector<double> ms = all_timed ? std::vector<double>(dag.size()) : schedule::estimated_kernel_times_ms(g, dag, cost_);
     for (std::size_t k = 0; k < dag.size(); ++k)
       if (auto it = known.find(signature[k]); it != known.end()) ms[k] = it->second;
     return ms;
