@@ -503,14 +503,25 @@ class BasicCpuRuntime {
   CpuPlan<Set> choose(Graph<Set> const& g, double bound_ms, double* fresh_ms, RaceOptions race = {}) {
     using Preferred = typename FasterOfParts<Policy>::Preferred;
     using Alternative = typename FasterOfParts<Policy>::Alternative;
-    ScheduledGraph<Set> a = Preferred{}(g, *this), b = Alternative{}(g, *this);
+    auto plan = [](ScheduledGraph<Set> chosen, Choice const& c) {
+      CpuPlan<Set> p;
+      p.scheduled = std::move(chosen);
+      if (c.compared) {
+        p.other = std::string(c.made.second ? Preferred::name : Alternative::name);
+        p.other_ms = c.made.other_ms;
+        p.inherited = c.made.basis == ChoiceBasis::inherited;
+      }
+      p.chosen_ms = c.made.chosen_ms;
+      return p;
+    };
     std::uint64_t key = structural_hash(g);
-    auto found = choices_->find(key);
-    bool known = found != choices_->end();  // (emplace below may rehash: keep no iterator)
+    if (auto found = choices_->find(key); found != choices_->end()) {  // chosen before: schedule only the choice
+      Choice c = found->second;
+      return plan(c.made.second ? Alternative{}(g, *this) : Preferred{}(g, *this), c);
+    }
+    ScheduledGraph<Set> a = Preferred{}(g, *this), b = Alternative{}(g, *this);
     Choice c;
-    if (known) {
-      c = found->second;
-    } else if (a.schedule == b.schedule && structurally_equal(a.graph, b.graph)) {
+    if (a.schedule == b.schedule && structurally_equal(a.graph, b.graph)) {
       CpuExecutable e = ready(lowered(a.graph), a.schedule);
       auto samples = timed(e, bound_ms);
       c.made.chosen_ms = median(samples);
@@ -552,16 +563,8 @@ class BasicCpuRuntime {
       st.losing_seconds += seconds[c.made.second ? 0 : 1];
       choices_->emplace(key, c);
     }
-    if (!known && fresh_ms) *fresh_ms = c.made.chosen_ms;
-    CpuPlan<Set> p;
-    p.scheduled = c.made.second ? std::move(b) : std::move(a);
-    if (c.compared) {
-      p.other = std::string(c.made.second ? Preferred::name : Alternative::name);
-      p.other_ms = c.made.other_ms;
-      p.inherited = c.made.basis == ChoiceBasis::inherited;
-    }
-    p.chosen_ms = c.made.chosen_ms;
-    return p;
+    if (fresh_ms) *fresh_ms = c.made.chosen_ms;
+    return plan(c.made.second ? std::move(b) : std::move(a), c);
   }
   template <class P>
   struct FasterOfParts;
