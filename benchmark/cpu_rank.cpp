@@ -1,7 +1,7 @@
 // cpu_rank: does the simulator rank the optimizer's candidate graphs the way this CPU does?
 //
 //   cpu_rank [--models inception_v3,bert_encoder_8x1024] [--candidates 10] [--search-s 20] [--passes 8]
-//            [--budget-ms 300] [--out benchmark/results/cpu-rank-<date>]
+//            [--budget-ms 300] [--schedule greedy-per-core|nimble] [--out benchmark/results/cpu-rank-<date>]
 //
 // For each model (batch 1, the zoo's published shapes):
 // 1. Candidates: AutoGraph's search (Optimizer<Graph<>, rules::Default, MixedCriticalPath<0.25>>)
@@ -13,7 +13,9 @@
 // 2. Profile: cpu::profile over those candidates (every distinct kernel signature, alone, all
 //    cores, the fastest of the runs: the machine is shared), then cpu::calibrate_host_device fits the roofline to the profile's kernel times.
 //    Whole-graph latencies are never fitted to.
-// 3. Measured: each candidate under Nimble's schedule on cpu::CpuRuntime, --passes passes over
+// 3. Measured: each candidate under --schedule's streams on cpu::CpuRuntime: greedy-per-core (the
+//    default, the streams CpuRuntime runs a branchy graph on: one per core, its kernels timed
+//    once per signature) or nimble (Nimble's, as the runs before 2026-12-07); --passes passes over
 //    the candidates (the order rotating between passes), each at least 5 runs (--budget-ms of
 //    runs); the latency is the fastest run. Other processes on the cores only ever slow a run
 //    down, so on a shared machine the fastest run is the graph's own latency most nearly; the
@@ -223,12 +225,15 @@ int main(int argc, char** argv) {
   double search_s = 20, budget_ms = 300, profile_budget_ms = 40;
   int passes = 8;  // many short passes: the load of a shared machine changes from second to second
   std::string out;
+  std::string schedule_name = "greedy-per-core";
   app.add_option("--models", model_names, "zoo models (autograph models)")->delimiter(',');
   app.add_option("--candidates", per_model, "candidates per model (at least 3)")->check(CLI::Range(3, 1000));
   app.add_option("--search-s", search_s, "time limit of each model's search");
   app.add_option("--passes", passes, "measurement passes over the candidates (at least 2: their agreement is the noise floor)")->check(CLI::Range(2, 100));
   app.add_option("--budget-ms", budget_ms, "per candidate per pass: timed runs up to this (at least 5 runs)");
   app.add_option("--profile-budget-ms", profile_budget_ms, "per profiled run (at least 5 runs)");
+  app.add_option("--schedule", schedule_name, "the candidates' streams: greedy-per-core (CpuRuntime's own) or nimble")
+      ->check(CLI::IsMember({"greedy-per-core", "nimble"}));
   app.add_option("--out", out, "output path without extension (default benchmark/results/cpu-rank-<date>)");
   CLI11_PARSE(app, argc, argv);
 
@@ -243,6 +248,11 @@ int main(int argc, char** argv) {
   int const cores = cpu.cores();
   DeviceSpec const host = cpu::host_device_spec(cores);
   progress(cpu.kind());
+  // The streams every candidate and configuration runs on, measured and simulated alike.
+  auto streams_of = [&](Graph<> const& h) {
+    return schedule_name == "nimble" ? schedule::Nimble{}(h, cpu) : schedule::GreedyPerCore{}(h, cpu);
+  };
+  std::string const streams_name = schedule_name == "nimble" ? "Nimble's" : "greedy per core";
 
   std::vector<ModelResult> results;
   std::vector<std::string> failures;  // a model that failed: why (the others still run)
@@ -270,12 +280,12 @@ int main(int argc, char** argv) {
     std::set<std::size_t> picked;
     for (std::size_t i = 0; i < take; ++i)
       picked.insert(take == 1 ? 0 : (i * (distinct.size() - 1) + (take - 1) / 2) / (take - 1));
-    for (std::size_t i : picked) r.candidates.push_back({"c" + std::to_string(i), true, schedule::Nimble{}(*distinct[i].second, cpu), {}, 0, 0, {}});
+    for (std::size_t i : picked) r.candidates.push_back({"c" + std::to_string(i), true, streams_of(*distinct[i].second), {}, 0, 0, {}});
     // The configurations benchmark/cpu_bench.cpp compares beside the search's (as gpu_bench
-    // gathers its candidates): the model as built on one stream and on Nimble's streams, and
-    // the search's result on one stream.
+    // gathers its candidates): the model as built on one stream and on --schedule's streams,
+    // and the search's result on one stream.
     r.candidates.push_back({"as built, 1 stream", false, schedule::Sequential{}(g, cpu), {}, 0, 0, {}});
-    r.candidates.push_back({"as built, Nimble", false, schedule::Nimble{}(g, cpu), {}, 0, 0, {}});
+    r.candidates.push_back({"as built, " + streams_name, false, streams_of(g), {}, 0, 0, {}});
     r.candidates.push_back({"search result, 1 stream", false, schedule::Sequential{}(found.graph, cpu), {}, 0, 0, {}});
     progress(name + ": search " + fmt(r.search_s, 1) + " s, " + std::to_string(r.recorded) + " graphs measured by the optimizer, " +
              std::to_string(r.distinct) + " distinct, " + std::to_string(picked.size()) + " taken");
@@ -388,9 +398,9 @@ int main(int argc, char** argv) {
      << "- Load average (1, 5, 15 min) at the start: " << load_start << "; at the end: " << load_end
      << ". The machine is shared with other builds: measured latencies are noisier than on a quiet machine.\n"
      << "- Candidates per model: up to " << per_model << " of the distinct graphs AutoGraph's search (rules::Default, MixedCriticalPath<0.25>, "
-     << search_s << " s) asked to measure, at evenly spaced ranks of the unfitted roofline's estimate; each run under Nimble's schedule. "
-     << "Second row of each model: the same plus the configurations the CPU benchmark compares (the model as built on 1 stream and on "
-        "Nimble's streams, the search's result on 1 stream).\n"
+     << search_s << " s) asked to measure, at evenly spaced ranks of the unfitted roofline's estimate; each run on "
+     << streams_name << " streams. Second row of each model: the same plus the configurations the CPU benchmark compares (the model as built on "
+     << "1 stream and on " << streams_name << " streams, the search's result on 1 stream).\n"
      << "- Measured: cpu::CpuRuntime, " << passes << " passes (order rotating), each at least 5 runs (up to " << budget_ms
      << " ms of runs); a latency is the fastest run (other processes only slow runs down; the medians are in the JSON). "
      << "Profile: each kernel's time from the fastest runs (cpu::ProfileOptions::fastest). Whole run: " << fmt(total_s / 60, 1) << " min.\n"
