@@ -396,7 +396,7 @@ int main(int argc, char** argv) {
   md << "# Rank correlation of simulated and measured latency on the CPU, " << date << "\n\n"
      << "- CPU: " << cpu::cpu_model_name() << ", " << cores << " cores; oneDNN " << onednn << "\n"
      << "- Load average (1, 5, 15 min) at the start: " << load_start << "; at the end: " << load_end
-     << ". The machine is shared with other builds: measured latencies are noisier than on a quiet machine.\n"
+     << " (other processes on the cores slow measured runs down: a latency is the fastest run for that reason).\n"
      << "- Candidates per model: up to " << per_model << " of the distinct graphs AutoGraph's search (rules::Default, MixedCriticalPath<0.25>, "
      << search_s << " s) asked to measure, at evenly spaced ranks of the unfitted roofline's estimate; each run on "
      << streams_name << " streams. Second row of each model: the same plus the configurations the CPU benchmark compares (the model as built on "
