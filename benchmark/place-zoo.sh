@@ -103,7 +103,9 @@ done
   echo "ratio against the best single backend, or against the holder named (* = faster beyond noise); \"same"
   echo "placement\": the search arrived at the holder's placement, which is not measured again; \"same placement"
   echo "as X\" or \"= X's placement\": at single backend X's, which lost the choice of the best single backend"
-  echo "(its gain is X's, not placement's). A row that stopped at LIMIT_S has no verdict."
+  echo "(its gain is X's, not placement's). \"rechecked\": a kept search result's second comparison, with oneDNN alone,"
+  echo "after all searches (the log's \"measured, interleaved with oneDNN alone\"); where it does not confirm the"
+  echo "choice's ratio (no *), that gain is unconfirmed. A row that stopped at LIMIT_S has no verdict."
   echo
   echo "| model | size | best single backend | op-level | graph-level | AutoGraph + placement | search s: op-level / graph-level / AutoGraph | run s |"
   echo "|---|---|---|---|---|---|---|---|"

@@ -73,8 +73,14 @@ TEST(CpuScheduleChoice, TheLoserIsDroppedAndCounted) {
   EXPECT_EQ(st.raced, 1u);
   EXPECT_EQ(st.settled, 1u);
   EXPECT_EQ(st.inherited, 0u);
-  EXPECT_EQ(st.losing_runs, 5u);  // one block of the matmuls, then the empty schedule alone
-  EXPECT_EQ(runs, 55u);
+  // Blocks of 5 of the matmuls until they are slower beyond noise (one block on a quiet
+  // machine; a loaded one can widen the first look's interval), then the empty schedule alone
+  // to its 50. The exact block arithmetic is schedule_race_test's, with deterministic timers:
+  // here the count depends on the machine's noise, and CI once needed two blocks.
+  EXPECT_GE(st.losing_runs, 5u);
+  EXPECT_EQ(st.losing_runs % 5, 0u);
+  EXPECT_LT(st.losing_runs, 50u);  // dropped, not timed to the end
+  EXPECT_EQ(runs, 50u + st.losing_runs);
   EXPECT_GT(st.losing_seconds, 0.0);
   EXPECT_LE(st.losing_seconds, cpu.measuring_seconds());
 }

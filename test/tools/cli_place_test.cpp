@@ -55,7 +55,19 @@ TEST(CliPlace, ASearchReplacesTheBestSingleBackendOnlyWhenFasterBeyondNoise) {
                                        : has("the same placement as " + kept);
     EXPECT_TRUE(replaced || first_holder) << heading << kept << "\n" << r.out;
   }
-  EXPECT_NE(r.out.find("  zoo row: | squeezenet1_1 | 32 px | "), std::string::npos) << r.out;
+  auto row_at = r.out.find("  zoo row: | squeezenet1_1 | 32 px | ");
+  ASSERT_NE(row_at, std::string::npos) << r.out;
+  // A search result kept on its choice's ratio also shows its recheck against oneDNN alone.
+  std::string row = r.out.substr(row_at, r.out.find('\n', row_at) - row_at);
+  std::vector<std::string> cells;
+  for (std::size_t at = row.find('|'), next; at != std::string::npos && (next = row.find('|', at + 1)) != std::string::npos; at = next)
+    cells.push_back(row.substr(at + 2, next - at - 3));
+  ASSERT_EQ(cells.size(), 7u) << row;
+  for (std::size_t i = 3; i < 6; ++i) {
+    if (!cells[i].starts_with("best single") && cells[i].find("(x") != std::string::npos) {
+      EXPECT_NE(cells[i].find("; rechecked x"), std::string::npos) << cells[i];
+    }
+  }
 }
 
 }  // namespace
