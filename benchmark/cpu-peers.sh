@@ -89,7 +89,7 @@ else
   out=cpu-$stamp${SUFFIX:-}
   /usr/bin/python3 "$root/benchmark/peers/cpu_peers.py" --cpu-bench "$build/benchmark/cpu_bench" --work "$work" \
     --out "$root/benchmark/results/$out" --models "$models" --rounds "${ROUNDS:-5}" --runs "${RUNS:-12}" --warmup "${WARMUP:-2}" \
-    --search-s "${SEARCH_S:-30}" --budget-ms "${BUDGET_MS:-1000}" --ios-budget-ms "${IOS_BUDGET_MS:-5}" --ios-max-states "${IOS_MAX_STATES:-300}" \
+    --search-s "${SEARCH_S:-90}" --budget-ms "${BUDGET_MS:-1000}" --ios-budget-ms "${IOS_BUDGET_MS:-5}" --ios-max-states "${IOS_MAX_STATES:-300}" \
     --ios-max-group-kernels "${IOS_R:-2}" --group-budget-ms "${GROUP_BUDGET_MS:-20}" --taso "$taso" --note "${NOTE:-}" \
     ${CONFIGS:+--configs "$CONFIGS"}
 fi

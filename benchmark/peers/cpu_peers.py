@@ -279,7 +279,7 @@ def main():
     p.add_argument("--runs", type=int, default=12)
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--budget-ms", type=float, default=1000, help="per system per round")
-    p.add_argument("--search-s", type=float, default=30)
+    p.add_argument("--search-s", type=float, default=90)
     p.add_argument("--ios-budget-ms", type=float, default=5)
     p.add_argument("--ios-max-states", type=int, default=300)
     p.add_argument("--ios-max-group-kernels", type=int, default=2)
