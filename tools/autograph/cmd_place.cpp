@@ -199,9 +199,10 @@ int run_place(PlaceCmdOptions const& o) {
   // the op-level placement's comparison is shown.)
   // A search result that is another single backend's placement is named so: its gain over the
   // best single backend is that backend's, which lost the choice of the best single on noise.
-  // A kept result's comparison with oneDNN alone just above follows its choice's ratio: the
-  // choice is one measurement, and on RandWire-WS (2026-12-07) a kept x1.463 measured x0.837
-  // there — a row that showed the choice alone would have reported a gain the recheck denied.
+  // A kept result's cell also gives its recheck (its comparison with oneDNN alone, measured
+  // just above) after the choice's ratio: the choice is one measurement, and on RandWire-WS
+  // (2026-12-07) a kept x1.463 rechecked at x0.837 — a row that showed the choice alone
+  // reported a gain the recheck denied.
   auto single_named = [&](placement::Placement const& p) -> std::string {
     for (std::size_t i = 0; i < singles; ++i)
       if (i != best && placement::same_placement(placed[i].placement, p)) return " = " + variants[i].label + "'s placement";
