@@ -245,6 +245,7 @@ class BasicCpuRuntime {
       signature[k] = op_signature(g[id].op, input_descs(g, id));
       if (!known.contains(signature[k]) && first.insert(signature[k]).second) untimed.push_back(k);
     }
+    std::size_t timed_now = 0;  // of `untimed`
     if (!untimed.empty() && !past_deadline()) {
       Stopwatch w(*meter_);
       CpuRuntimeOptions brief = options_;
@@ -256,10 +257,11 @@ class BasicCpuRuntime {
         if (past_deadline()) break;
         known.emplace(signature[k], schedule::detail::kernel_time_ms(dag, prepared, k, none));
         ++kernel_ms_->timed;
+        ++timed_now;
       }
     }
     // The roofline's estimates are worked out only when a signature went untimed (the deadline).
-    bool all_timed = std::ranges::all_of(signature, [&](std::string const& s) { return known.contains(s); });
+    bool all_timed = timed_now == untimed.size();
     std::vector<double> ms = all_timed ? std::vector<double>(dag.size()) : schedule::estimated_kernel_times_ms(g, dag, cost_);
     for (std::size_t k = 0; k < dag.size(); ++k)
       if (auto it = known.find(signature[k]); it != known.end()) ms[k] = it->second;
